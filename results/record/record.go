@@ -1,0 +1,148 @@
+// Package record defines the files that cross from compute nodes to the
+// results store: the per-rank NDJSON records that efaxx-runner writes and the
+// run manifest (run.json) that the executor writes beside them.
+//
+// It is the contract between the runner, the executors and ingest, so it
+// imports nothing of ours and holds no logic beyond encoding.
+//
+// Units are raw: bytes and nanoseconds, never derived rates.
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Record types, the "type" field of every NDJSON line.
+const (
+	TypeRank   = "rank"   // first line of a rank file: the fingerprint
+	TypeSample = "sample" // one line per (message size, peer)
+	TypeEnd    = "end"    // last line: the rank's status
+)
+
+// Status values of an End record and of a run.
+const (
+	StatusOK        = "ok"
+	StatusFailed    = "failed"
+	StatusPartial   = "partial"   // runs only: some records are missing or unreadable
+	StatusTimeout   = "timeout"   // runs only: the scheduler or executor ran out of time
+	StatusCancelled = "cancelled" // runs only
+	StatusRunning   = "running"   // runs only: not finished when ingested
+)
+
+// Rank is the first record of a rank file. It fingerprints the process so a
+// result can always be traced to the machine, library versions and code that
+// produced it.
+type Rank struct {
+	Type      string `json:"type"` // TypeRank
+	Rank      int    `json:"rank"`
+	World     int    `json:"world"`
+	LocalRank int    `json:"local_rank"`
+	LocalSize int    `json:"local_size"`
+	Host      string `json:"host"`
+	PID       int    `json:"pid"`
+	Benchmark string `json:"benchmark"`
+
+	// Fabric as libfabric resolved it: provider is the full name
+	// ("tcp;ofi_rxm"), domain is the NIC or "shm".
+	Provider  string   `json:"provider"`
+	Fabric    string   `json:"fabric"`
+	Domain    string   `json:"domain"`
+	MRMode    []string `json:"mr_mode"`
+	LinkBps   uint64   `json:"link_bps"` // NIC link speed in bit/s as the provider reports it; 0 when unknown
+	Libfabric string   `json:"libfabric"`
+	MPI       string   `json:"mpi"`
+
+	Version string `json:"efaxx_version"`
+	Commit  string `json:"efaxx_commit"`
+	StartNs int64  `json:"start_ns"` // Unix time in ns
+}
+
+// Sample is one measurement: one rank, one peer, one message size.
+//
+// BytesSent and BytesRecv count payload bytes this rank moved per iteration,
+// so bandwidth is derived, never stored: 8·(sent+recv)·iterations/elapsed.
+type Sample struct {
+	Type       string `json:"type"` // TypeSample
+	Rank       int    `json:"rank"`
+	Peer       int    `json:"peer"` // the other rank; -1 when the rank talks to several at once
+	Role       string `json:"role"` // "initiator" or "target"
+	Size       uint64 `json:"size"` // message size in bytes
+	BytesSent  uint64 `json:"bytes_sent"`
+	BytesRecv  uint64 `json:"bytes_recv"`
+	Iterations uint64 `json:"iterations"`
+	ElapsedNs  uint64 `json:"elapsed_ns"` // all timed iterations, including the wait for the last one to be verified
+	Lat        Lat    `json:"lat_ns"`     // per-iteration times
+}
+
+// Lat holds per-iteration time percentiles in nanoseconds.
+type Lat struct {
+	Min uint64 `json:"min"`
+	P50 uint64 `json:"p50"`
+	P99 uint64 `json:"p99"`
+	Max uint64 `json:"max"`
+}
+
+// End is the last record of a rank file. A rank file without one was cut
+// short (a crash, a kill, a node failure).
+type End struct {
+	Type      string `json:"type"` // TypeEnd
+	Rank      int    `json:"rank"`
+	Status    string `json:"status"` // StatusOK or StatusFailed
+	Error     string `json:"error,omitempty"`
+	ElapsedNs uint64 `json:"elapsed_ns"`
+}
+
+// Decode parses one NDJSON line into a *Rank, *Sample or *End.
+func Decode(line []byte) (any, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return nil, err
+	}
+	var v any
+	switch head.Type {
+	case TypeRank:
+		v = &Rank{}
+	case TypeSample:
+		v = &Sample{}
+	case TypeEnd:
+		v = &End{}
+	default:
+		return nil, fmt.Errorf("unknown record type %q", head.Type)
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// ManifestName is the file name of a run manifest inside a run directory.
+const ManifestName = "run.json"
+
+// Manifest describes one run: one point executed once (one attempt), by
+// whatever launched it. The executor writes it before launching and again
+// when the launcher exits, each time atomically.
+type Manifest struct {
+	UID       string         `json:"uid"`        // unique across stores: ingest keys on it
+	Sweep     string         `json:"sweep"`      // sweep name
+	SweepFile string         `json:"sweep_file"` // spec text, relative to the run directory
+	SweepHash string         `json:"sweep_hash"`
+	Point     string         `json:"point"` // content hash of the resolved point
+	Index     int            `json:"index"` // position of the point in the expansion
+	Benchmark string         `json:"benchmark"`
+	Params    map[string]any `json:"params"` // resolved parameters, sizes excluded
+	Sizes     []uint64       `json:"sizes"`
+	Ranks     int            `json:"ranks"`
+	Executor  string         `json:"executor"` // "local" or "slurm"
+	Command   []string       `json:"command"`
+	StartNs   int64          `json:"start_ns"`
+	EndNs     int64          `json:"end_ns,omitempty"`
+	ExitCode  *int           `json:"exit_code,omitempty"` // nil while running
+	Error     string         `json:"error,omitempty"`     // why the launcher failed, when it did
+	TimedOut  bool           `json:"timed_out,omitempty"`
+}
+
+// RankFile returns the file name of rank r's records.
+func RankFile(r int) string { return fmt.Sprintf("rank-%05d.ndjson", r) }
