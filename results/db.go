@@ -1,0 +1,87 @@
+// Package results is the efaxx result store: a SQLite database that holds
+// sweeps, points, runs, ranks and raw samples, fed by Ingest from the run
+// directories that efaxx-runner and the executors write, and read by the
+// queries behind runs, show, compare, check and plot.
+//
+// Ingest is the only writer. Compute nodes never open the database.
+package results
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// ErrRunNotFound is returned, wrapped with the id, when a run id is not in
+// the store.
+var ErrRunNotFound = errors.New("results: run not found")
+
+// busyTimeout is how long a connection waits for another writer's lock
+// before it gives up with "database is locked".
+const busyTimeout = 10 * time.Second
+
+// DB is an open results store. It is safe for concurrent use.
+type DB struct {
+	db *sql.DB
+
+	// Path is the database file as given to Open.
+	Path string
+
+	// Now returns the current time; it stamps ingested_ns and created_ns.
+	// Open sets it to time.Now; tests replace it.
+	Now func() time.Time
+}
+
+// Open opens the store at path, creating the file if it is missing, and
+// applies any migrations it lacks.
+func Open(ctx context.Context, path string) (*DB, error) {
+	dsn, err := dataSource(path)
+	if err != nil {
+		return nil, fmt.Errorf("open results db %q: %w", path, err)
+	}
+	sqldb, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open results db %q: %w", path, err)
+	}
+	db := &DB{db: sqldb, Path: path, Now: time.Now}
+	if err := db.migrate(ctx); err != nil {
+		// Ensure the pool is closed if the schema cannot be brought up.
+		sqldb.Close()
+		return nil, fmt.Errorf("open results db %q: %w", path, err)
+	}
+	return db, nil
+}
+
+// Close closes the store.
+func (db *DB) Close() error {
+	if err := db.db.Close(); err != nil {
+		return fmt.Errorf("close results db %q: %w", db.Path, err)
+	}
+	return nil
+}
+
+// dataSource returns the go-sqlite3 DSN for path. The pragmas travel in the
+// DSN, not in one-off PRAGMA statements, so that every pooled connection
+// gets them. _txlock=immediate makes every transaction take the write lock
+// at BEGIN: two writers then queue on the busy timeout instead of one
+// failing with "database is locked" when its read lock cannot be upgraded.
+func dataSource(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{
+		"_busy_timeout": {fmt.Sprint(busyTimeout.Milliseconds())},
+		"_foreign_keys": {"on"},
+		"_journal_mode": {"WAL"},
+		"_synchronous":  {"NORMAL"},
+		"_txlock":       {"immediate"},
+	}
+	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode(), nil
+}

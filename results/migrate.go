@@ -1,0 +1,114 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// migrationFS holds the schema as numbered SQL files, NNNN_name.sql. A
+// migration is never edited once released; a change is a new file.
+//
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// migration is one embedded schema step.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrate applies, in version order, each embedded migration the store
+// lacks, each in its own transaction, recording it in the migrations table.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err := db.migrateOne(ctx, m); err != nil {
+			return fmt.Errorf("migrate %s: %w", m.name, err)
+		}
+	}
+	return db.checkVersion(ctx, ms[len(ms)-1].version)
+}
+
+// migrations returns the embedded migrations sorted by version.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	ms := make([]migration, 0, len(names))
+	for _, path := range names {
+		name := strings.TrimPrefix(path, "migration/")
+		prefix, _, _ := strings.Cut(name, "_")
+		v, err := strconv.Atoi(prefix)
+		if err != nil {
+			return nil, fmt.Errorf("migration %q: name does not start with a version number", name)
+		}
+		text, err := migrationFS.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(text)})
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("no embedded migrations")
+	}
+	return ms, nil
+}
+
+// migrateOne applies m unless the store already has it. The check runs
+// inside the transaction, which holds the write lock from BEGIN, so two
+// processes opening a new store at once apply each migration once.
+func (db *DB) migrateOne(ctx context.Context, m migration) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_ns INTEGER NOT NULL
+	)`); err != nil {
+		return err
+	}
+	// Ensure migration has not already been run.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		return err
+	} else if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (version, name, applied_ns) VALUES (?, ?, ?)`,
+		m.version, m.name, db.Now().UnixNano()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// checkVersion refuses a store that a newer efaxx has migrated past what
+// this binary knows: its queries could misread the newer schema.
+func (db *DB) checkVersion(ctx context.Context, known int) error {
+	var max sql.NullInt64
+	if err := db.db.QueryRowContext(ctx, `SELECT MAX(version) FROM migrations`).Scan(&max); err != nil {
+		return err
+	}
+	if int(max.Int64) > known {
+		return fmt.Errorf("schema version %d is newer than this efaxx knows (%d)", max.Int64, known)
+	}
+	return nil
+}
