@@ -1,0 +1,69 @@
+/*
+ * efaxx.h: the one C interface between efaxx-runner (Go) and its native
+ * core (MPI bootstrap, libfabric endpoints, timed loops).
+ *
+ * Go crosses into C once per message size: efx_run() runs every warm-up and
+ * timed iteration of that size, for every peer, and fills plain structs.
+ * C never keeps a Go pointer. Every function returns 0 or a negative errno
+ * style code and writes a message into err (ERRLEN bytes).
+ */
+#ifndef EFAXX_H
+#define EFAXX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EFX_ERRLEN 512
+
+typedef struct efx_ctx efx_ctx;
+
+/* What one step measures; strings are owned by the caller. */
+typedef struct efx_config {
+	const char *benchmark; /* "sendrecv" or "write" */
+	const char *provider;  /* "auto", "shm", "tcp", "efa", or any libfabric provider name */
+	const char *nic;       /* libfabric domain to use ("lo", "nic0"), or NULL/"" for the provider's choice */
+	uint64_t max_size;     /* largest message size; buffers are sized for it */
+	uint64_t chunk;        /* bytes per fabric operation */
+	uint32_t window;       /* operations in flight */
+	uint64_t iterations;   /* timed iterations per size and peer */
+	uint64_t warmup;       /* untimed iterations before them */
+	int64_t timeout_ns;    /* longest wait without any progress */
+	uint64_t corrupt_size; /* test hook: corrupt the payload of this size once; 0 = off */
+} efx_config;
+
+/* The fingerprint of this rank, filled by efx_mpi_init and efx_open. */
+typedef struct efx_info {
+	int32_t rank, world, local_rank, local_size;
+	char host[256];
+	char provider[64];
+	char fabric[128];
+	char domain[128];
+	char mr_mode[128]; /* "FI_MR_VIRT_ADDR|FI_MR_PROV_KEY", or "" */
+	uint64_t link_bps; /* NIC link speed in bit/s, 0 when unknown */
+	char libfabric[32];
+	char mpi[256];
+} efx_info;
+
+enum { EFX_ROLE_INITIATOR = 0, EFX_ROLE_TARGET = 1 };
+
+/* One measurement of one rank against one peer at one size. */
+typedef struct efx_sample {
+	int32_t peer;
+	int32_t role;
+	uint64_t size;
+	uint64_t bytes_sent; /* payload bytes this rank sent per iteration */
+	uint64_t bytes_recv; /* payload bytes this rank received per iteration */
+	uint64_t iterations;
+	uint64_t elapsed_ns;
+	uint64_t lat_min, lat_p50, lat_p99, lat_max; /* per-iteration ns */
+} efx_sample;
+
+int efx_mpi_init(efx_info *info, char *err);
+int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err);
+/* efx_run measures one size. out must hold world-1 samples; *n is set. */
+int efx_run(efx_ctx *ctx, uint64_t size, efx_sample *out, int *n, char *err);
+void efx_close(efx_ctx *ctx);
+void efx_mpi_finalize(void);
+void efx_mpi_abort(int code);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * mpi_boot.c: MPI does the bootstrap only: ranks, node-local ranks,
+ * address exchange and barriers. Data moves through libfabric.
+ *
+ * Every collective is non-blocking and polled against a deadline, so a
+ * dead peer fails this rank with a message instead of hanging the job.
+ */
+#include <mpi.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "efx.h"
+
+/* wait_request polls req and, meanwhile, the fabric: with manual progress a
+ * peer's last operations may still need this rank's CQ to move. */
+static int wait_request(efx_ctx *c, MPI_Request *req, const char *what)
+{
+	int64_t deadline = efx_now() + c->cfg.timeout_ns;
+	for (;;) {
+		int done = 0;
+		int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			return efx_fail(c->err, "%s: MPI error %d", what, rc);
+		if (done)
+			return 0;
+		if (efx_now() > deadline)
+			return efx_fail(c->err, "%s: no answer from every rank within %.1f s (a peer died or hangs)",
+					what, c->cfg.timeout_ns / 1e9);
+		int n = c->cq ? efx_progress(c) : 0;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			sched_yield(); /* ranks waiting here must not starve a pair that is measuring */
+	}
+}
+
+int efx_mpi_init(efx_info *info, char *err)
+{
+	int provided, len;
+	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+		return efx_fail(err, "MPI_Init_thread failed");
+	MPI_Comm local;
+	MPI_Comm_rank(MPI_COMM_WORLD, &info->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &info->world);
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, info->rank, MPI_INFO_NULL, &local);
+	MPI_Comm_rank(local, &info->local_rank);
+	MPI_Comm_size(local, &info->local_size);
+	MPI_Comm_free(&local);
+
+	char version[MPI_MAX_LIBRARY_VERSION_STRING];
+	MPI_Get_library_version(version, &len);
+	version[strcspn(version, ",\n")] = 0; /* "Open MPI v4.1.4, package: ..." -> first clause */
+	snprintf(info->mpi, sizeof info->mpi, "%s", version);
+	if (gethostname(info->host, sizeof info->host) != 0)
+		snprintf(info->host, sizeof info->host, "unknown");
+	return 0;
+}
+
+void efx_mpi_finalize(void) { MPI_Finalize(); }
+
+void efx_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+int efx_allgather(efx_ctx *c, const void *send, void *recv, int bytes)
+{
+	MPI_Request req;
+	MPI_Iallgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, MPI_COMM_WORLD, &req);
+	return wait_request(c, &req, "allgather");
+}
+
+int efx_barrier(efx_ctx *c)
+{
+	MPI_Request req;
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	return wait_request(c, &req, "barrier");
+}
+
+/* efx_pair_sync returns once both this rank and peer have called it. */
+int efx_pair_sync(efx_ctx *c, int peer)
+{
+	char out = 0, in = 0;
+	MPI_Request req[2];
+	MPI_Irecv(&in, 1, MPI_CHAR, peer, 7, MPI_COMM_WORLD, &req[0]);
+	MPI_Isend(&out, 1, MPI_CHAR, peer, 7, MPI_COMM_WORLD, &req[1]);
+	if (wait_request(c, &req[0], "pair sync with peer"))
+		return -1;
+	return wait_request(c, &req[1], "pair sync with peer");
+}

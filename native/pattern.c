@@ -1,0 +1,164 @@
+/*
+ * pattern.c: payload patterns that prove every transfer.
+ *
+ * A sender's buffer holds a base pattern that depends on the byte offset and
+ * the sender's rank, written once. Each iteration then stamps three words of
+ * every chunk (its start, middle and end) with values that depend on the
+ * iteration's seed, so a stale, misplaced or missing chunk is caught at a
+ * cost of three words per chunk. A full check compares every byte; the
+ * benchmarks run it on the first and last iteration of each size and peer.
+ */
+#include <string.h>
+
+#include "efx.h"
+
+static inline uint64_t mix64(uint64_t x)
+{ /* splitmix64's finalizer: cheap, and every input bit moves every output bit */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static inline uint64_t base_word(size_t w, int sender)
+{
+	return mix64(((uint64_t)w << 16) ^ (uint64_t)(uint32_t)sender);
+}
+
+static inline uint8_t base_byte(size_t i, int sender)
+{
+	return (uint8_t)(base_word(i / 8, sender) >> (8 * (i % 8)));
+}
+
+void efx_fill(uint8_t *buf, size_t len, int sender)
+{
+	size_t words = len / 8;
+	for (size_t w = 0; w < words; w++) {
+		uint64_t v = base_word(w, sender);
+		memcpy(buf + 8 * w, &v, 8);
+	}
+	for (size_t i = 8 * words; i < len; i++)
+		buf[i] = base_byte(i, sender);
+}
+
+/* stamps lists the stamp offsets inside a chunk of clen bytes; returns how many. */
+static int stamps(size_t clen, size_t pos[3])
+{
+	if (clen <= 8) {
+		pos[0] = 0;
+		return 1;
+	}
+	pos[0] = 0;
+	pos[1] = (clen / 2) & ~(size_t)7;
+	pos[2] = clen - 8;
+	return 3; /* may overlap in chunks under 24 bytes: writers and checkers apply them in order */
+}
+
+static inline uint64_t stamp_value(uint64_t seed, size_t chunk_index, int k, int sender)
+{
+	return mix64(seed ^ mix64(((uint64_t)chunk_index << 8 | (uint64_t)k) ^ ((uint64_t)(uint32_t)sender << 40)));
+}
+
+static void stamp_chunk(uint8_t *c, size_t clen, size_t ci, uint64_t seed, int sender)
+{
+	size_t pos[3];
+	int n = stamps(clen, pos);
+	for (int k = 0; k < n; k++) {
+		uint64_t v = stamp_value(seed, ci, k, sender);
+		memcpy(c + pos[k], &v, clen < 8 ? clen : 8);
+	}
+}
+
+void efx_stamp(uint8_t *buf, size_t len, size_t chunk, uint64_t seed, int sender)
+{
+	for (size_t off = 0, ci = 0; off < len; off += chunk, ci++)
+		stamp_chunk(buf + off, len - off < chunk ? len - off : chunk, ci, seed, sender);
+}
+
+/* efx_corrupt flips one byte: the test hook that proves checks fail. Calling it again undoes it. */
+void efx_corrupt(uint8_t *buf, size_t len) { buf[len / 3] ^= 0x5a; /* off the stamps: only a full check sees it */ }
+
+/* efx_unstamp puts the base pattern back where efx_stamp wrote, so the
+ * next size, whose stamps fall elsewhere, starts from a clean buffer. */
+void efx_unstamp(uint8_t *buf, size_t len, size_t chunk, int sender)
+{
+	for (size_t off = 0; off < len; off += chunk) {
+		size_t clen = len - off < chunk ? len - off : chunk, pos[3];
+		int n = stamps(clen, pos);
+		for (int k = 0; k < n; k++)
+			for (size_t i = off + pos[k]; i < off + pos[k] + 8 && i < len; i++)
+				buf[i] = base_byte(i, sender);
+	}
+}
+
+static int mismatch(const uint8_t *buf, size_t at, size_t len, uint8_t want, int sender, char *err)
+{
+	return efx_fail(err, "payload mismatch at byte %zu of %zu from rank %d: got 0x%02x, want 0x%02x",
+			at, len, sender, buf[at], want);
+}
+
+/* check_base compares buf[a, b) with the base pattern; offsets are absolute. */
+static int check_base(const uint8_t *buf, size_t a, size_t b, size_t len, int sender, char *err)
+{
+	size_t i = a;
+	for (; i < b && i % 8; i++)
+		if (buf[i] != base_byte(i, sender))
+			return mismatch(buf, i, len, base_byte(i, sender), sender, err);
+	for (; i + 8 <= b; i += 8) {
+		uint64_t got;
+		memcpy(&got, buf + i, 8);
+		if (got != base_word(i / 8, sender))
+			break; /* the byte loop below names the first wrong byte */
+	}
+	for (; i < b; i++)
+		if (buf[i] != base_byte(i, sender))
+			return mismatch(buf, i, len, base_byte(i, sender), sender, err);
+	return 0;
+}
+
+/* check_small rebuilds a short chunk exactly (stamps may overlap) and compares it. */
+static int check_small(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, uint64_t seed,
+		       int sender, char *err)
+{
+	uint8_t want[64];
+	for (size_t i = 0; i < clen; i++)
+		want[i] = base_byte(off + i, sender);
+	stamp_chunk(want, clen, ci, seed, sender);
+	for (size_t i = 0; i < clen; i++)
+		if (buf[off + i] != want[i])
+			return mismatch(buf, off + i, len, want[i], sender, err);
+	return 0;
+}
+
+static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, uint64_t seed,
+		       int sender, bool full, char *err)
+{
+	if (clen <= 64)
+		return check_small(buf, off, clen, len, ci, seed, sender, err);
+	size_t pos[3];
+	int n = stamps(clen, pos);
+	size_t from = off;
+	for (int k = 0; k < n; k++) {
+		uint64_t v = stamp_value(seed, ci, k, sender);
+		const uint8_t *want = (const uint8_t *)&v;
+		size_t at = off + pos[k];
+		if (full && check_base(buf, from, at, len, sender, err))
+			return -1;
+		for (size_t j = 0; j < 8; j++)
+			if (buf[at + j] != want[j])
+				return mismatch(buf, at + j, len, want[j], sender, err);
+		from = at + 8;
+	}
+	return full ? check_base(buf, from, off + clen, len, sender, err) : 0;
+}
+
+int efx_check(const uint8_t *buf, size_t len, size_t chunk, uint64_t seed, int sender, bool full, char *err)
+{
+	for (size_t off = 0, ci = 0; off < len; off += chunk, ci++) {
+		size_t clen = len - off < chunk ? len - off : chunk;
+		if (check_chunk(buf, off, clen, len, ci, seed, sender, full, err))
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,123 @@
+//go:build cgo
+
+package native
+
+/*
+#cgo pkg-config: libfabric ompi-c
+#cgo CFLAGS: -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+#include <stdlib.h>
+#include "efaxx.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"unsafe"
+)
+
+func init() {
+	// MPI is initialised with MPI_THREAD_FUNNELED: every MPI call must come
+	// from the thread that initialised it, so main stays on one OS thread.
+	runtime.LockOSThread()
+}
+
+// Process is this rank's MPI membership. Its fingerprint lives in C memory
+// because the native context keeps a pointer to it.
+type Process struct {
+	info *C.efx_info
+	err  *C.char
+}
+
+// Init initialises MPI and learns this rank's place in the job. Call it
+// from the main goroutine.
+func Init() (*Process, error) {
+	p := &Process{
+		info: (*C.efx_info)(C.calloc(1, C.sizeof_efx_info)),
+		err:  (*C.char)(C.calloc(1, C.EFX_ERRLEN)),
+	}
+	if C.efx_mpi_init(p.info, p.err) != 0 {
+		return nil, p.lastError()
+	}
+	return p, nil
+}
+
+func (p *Process) lastError() error { return errors.New(C.GoString(p.err)) }
+
+// Info returns the fingerprint: ranks after Init, the fabric after Open.
+func (p *Process) Info() Info {
+	in := p.info
+	var modes []string
+	if s := C.GoString(&in.mr_mode[0]); s != "" {
+		modes = strings.Split(s, "|")
+	}
+	return Info{
+		Rank: int(in.rank), World: int(in.world), LocalRank: int(in.local_rank), LocalSize: int(in.local_size),
+		Host:     C.GoString(&in.host[0]),
+		Provider: C.GoString(&in.provider[0]), Fabric: C.GoString(&in.fabric[0]), Domain: C.GoString(&in.domain[0]),
+		MRMode: modes, LinkBps: uint64(in.link_bps),
+		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]),
+	}
+}
+
+// Finalize ends MPI after a successful step.
+func (p *Process) Finalize() { C.efx_mpi_finalize() }
+
+// Abort ends every rank of the job: a failed rank must not leave its
+// peers waiting.
+func (p *Process) Abort(code int) { C.efx_mpi_abort(C.int(code)) }
+
+// Runner holds the open endpoint, buffers and registrations of one step.
+type Runner struct {
+	p   *Process
+	ctx *C.efx_ctx
+	out *C.efx_sample
+}
+
+// Open resolves the provider, opens the endpoint, registers buffers and
+// exchanges addresses with every rank.
+func (p *Process) Open(cfg Config) (*Runner, error) {
+	bench, prov, nic := C.CString(cfg.Benchmark), C.CString(cfg.Provider), C.CString(cfg.NIC)
+	defer C.free(unsafe.Pointer(bench))
+	defer C.free(unsafe.Pointer(prov))
+	defer C.free(unsafe.Pointer(nic))
+	c := C.efx_config{
+		benchmark: bench, provider: prov, nic: nic,
+		max_size: C.uint64_t(cfg.MaxSize), chunk: C.uint64_t(cfg.Chunk), window: C.uint32_t(cfg.Window),
+		iterations: C.uint64_t(cfg.Iterations), warmup: C.uint64_t(cfg.Warmup),
+		timeout_ns: C.int64_t(cfg.Timeout.Nanoseconds()), corrupt_size: C.uint64_t(cfg.CorruptSize),
+	}
+	r := &Runner{p: p}
+	if C.efx_open(&c, p.info, &r.ctx, p.err) != 0 {
+		return nil, p.lastError()
+	}
+	r.out = (*C.efx_sample)(C.calloc(C.size_t(p.info.world), C.sizeof_efx_sample))
+	return r, nil
+}
+
+// Run measures one message size against every peer; it crosses into C once.
+func (r *Runner) Run(size uint64) ([]Sample, error) {
+	var n C.int
+	rc := C.efx_run(r.ctx, C.uint64_t(size), r.out, &n, r.p.err)
+	out := unsafe.Slice(r.out, int(r.p.info.world))
+	samples := make([]Sample, 0, int(n))
+	for _, s := range out[:int(n)] {
+		samples = append(samples, Sample{
+			Peer: int(s.peer), Initiator: s.role == C.EFX_ROLE_INITIATOR, Size: uint64(s.size),
+			BytesSent: uint64(s.bytes_sent), BytesRecv: uint64(s.bytes_recv),
+			Iterations: uint64(s.iterations), ElapsedNs: uint64(s.elapsed_ns),
+			LatMin: uint64(s.lat_min), LatP50: uint64(s.lat_p50), LatP99: uint64(s.lat_p99), LatMax: uint64(s.lat_max),
+		})
+	}
+	if rc != 0 {
+		return samples, r.p.lastError()
+	}
+	return samples, nil
+}
+
+// Close releases the endpoint and buffers.
+func (r *Runner) Close() {
+	C.efx_close(r.ctx)
+	C.free(unsafe.Pointer(r.out))
+}

@@ -1,0 +1,30 @@
+//go:build !cgo
+
+package native
+
+// Process is unavailable without cgo.
+type Process struct{}
+
+// Init fails: the native core needs cgo.
+func Init() (*Process, error) { return nil, ErrNoCgo }
+
+// Info returns nothing.
+func (*Process) Info() Info { return Info{} }
+
+// Finalize does nothing.
+func (*Process) Finalize() {}
+
+// Abort does nothing.
+func (*Process) Abort(int) {}
+
+// Runner is unavailable without cgo.
+type Runner struct{}
+
+// Open fails: the native core needs cgo.
+func (*Process) Open(Config) (*Runner, error) { return nil, ErrNoCgo }
+
+// Run fails: the native core needs cgo.
+func (*Runner) Run(uint64) ([]Sample, error) { return nil, ErrNoCgo }
+
+// Close does nothing.
+func (*Runner) Close() {}
