@@ -1,0 +1,230 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"efaxx/results/record"
+)
+
+// IngestReport says what one Ingest call did.
+type IngestReport struct {
+	Runs     []IngestedRun // in the order of their directories' paths
+	Problems []Problem     // what was skipped, in the order it was met
+}
+
+// IngestedRun is one run directory that Ingest committed.
+type IngestedRun struct {
+	ID     int64  // runs.id, the number users type
+	UID    string // the manifest's uid
+	Dir    string // the run directory, as reached from the path given to Ingest
+	Status string // record.StatusOK, StatusFailed, ...
+	Reason string // why the status is not ok; empty when it is
+
+	// Samples counts the sample rows this call added; 0 when every sample
+	// was already stored.
+	Samples int
+
+	// New reports whether the run was not in the store before this call.
+	New bool
+
+	// Settled reports that the run was already stored as ok, which is
+	// final, so its rank files were not read again.
+	Settled bool
+}
+
+// Problem is something Ingest could not use and skipped: a line of a rank
+// file that does not decode or is not a valid record, or a run.json that
+// cannot be read (its run directory is then skipped).
+type Problem struct {
+	File string // the file, as reached from the path given to Ingest
+	Line int    // 1-based line number; 0 when the problem is the whole file
+	Msg  string
+}
+
+// String formats p as "file:line: msg", or "file: msg" without a line.
+func (p Problem) String() string {
+	if p.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.File, p.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+}
+
+// Ingest stores the runs under path: a run directory (one holding run.json),
+// run.json itself, or any directory above run directories, such as a
+// session or a whole workdir, which is walked for every run.json.
+//
+// Each run directory is ingested in one transaction, so a failure leaves
+// that run as it was before. Ingest is idempotent: ingesting the same files
+// again adds no rows, and a run ingested while it was still running is
+// completed by a later ingest. Lines that do not decode are skipped and
+// reported as Problems. On error, the report holds the runs committed
+// before it.
+func (db *DB) Ingest(ctx context.Context, path string) (*IngestReport, error) {
+	dirs, err := runDirs(path)
+	if err != nil {
+		return nil, fmt.Errorf("ingest %q: %w", path, err)
+	}
+	rep := &IngestReport{}
+	for _, dir := range dirs {
+		if err := db.ingestDir(ctx, dir, rep); err != nil {
+			return rep, fmt.Errorf("ingest %q: %w", dir, err)
+		}
+	}
+	return rep, nil
+}
+
+// runDirs returns the run directories at or under path, sorted.
+func runDirs(path string) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		if filepath.Base(path) != record.ManifestName {
+			return nil, fmt.Errorf("neither a directory nor a %s", record.ManifestName)
+		}
+		return []string{filepath.Dir(path)}, nil
+	}
+	var dirs []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == record.ManifestName {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	sort.Strings(dirs)
+	return dirs, err
+}
+
+// ingestDir ingests one run directory in one transaction and adds what it
+// did to rep. An unreadable manifest is a Problem, not an error, so that
+// one broken directory does not stop a sync of the rest.
+func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) error {
+	m, err := readManifest(dir)
+	if err != nil {
+		rep.Problems = append(rep.Problems, Problem{File: filepath.Join(dir, record.ManifestName), Msg: err.Error()})
+		return nil
+	}
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	run, problems, err := db.ingestRun(ctx, tx, dir, m)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	rep.Runs = append(rep.Runs, run)
+	rep.Problems = append(rep.Problems, problems...)
+	return nil
+}
+
+// ingestRun writes the run of manifest m, found in dir, within tx.
+func (db *DB) ingestRun(ctx context.Context, tx *sql.Tx, dir string, m *record.Manifest) (IngestedRun, []Problem, error) {
+	now := db.Now().UnixNano()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return IngestedRun{}, nil, err
+	}
+	out := IngestedRun{UID: m.UID, Dir: dir}
+	prev, err := findRun(ctx, tx, m.UID)
+	if err != nil {
+		return out, nil, err
+	}
+	if prev.found && prev.status == record.StatusOK {
+		out.ID, out.Status, out.Settled = prev.id, prev.status, true
+		return out, nil, moveRun(ctx, tx, prev.id, abs)
+	}
+
+	out.ID, out.New = prev.id, !prev.found
+	pointID, err := upsertPointOf(ctx, tx, dir, m, now)
+	if err != nil {
+		return out, nil, err
+	}
+	if out.New {
+		if out.ID, err = insertRun(ctx, tx, pointID, abs, m, now); err != nil {
+			return out, nil, err
+		}
+	}
+
+	files, problems, err := readRanks(ctx, tx, out.ID, dir, m.Ranks)
+	if err != nil {
+		return out, nil, err
+	}
+	out.Status, out.Reason = runVerdict(m, files)
+	for _, f := range files {
+		out.Samples += f.samples
+	}
+	if err := updateRun(ctx, tx, out, abs, m, files, now); err != nil {
+		return out, nil, err
+	}
+	return out, problems, upsertRanks(ctx, tx, out.ID, files, isRunning(m))
+}
+
+// upsertPointOf stores the sweep and the point of m unless they are stored
+// already, and returns the point's id.
+func upsertPointOf(ctx context.Context, tx *sql.Tx, dir string, m *record.Manifest, now int64) (int64, error) {
+	spec, err := readSpec(dir, m)
+	if err != nil {
+		return 0, err
+	}
+	sweepID, err := upsertSweep(ctx, tx, m, spec, now)
+	if err != nil {
+		return 0, err
+	}
+	return upsertPoint(ctx, tx, sweepID, m)
+}
+
+// readManifest reads and checks the run.json of dir.
+func readManifest(dir string) (*record.Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, record.ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	var m record.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	switch {
+	case m.UID == "":
+		return nil, errors.New("no uid")
+	case m.SweepHash == "":
+		return nil, errors.New("no sweep_hash")
+	case m.Point == "":
+		return nil, errors.New("no point hash")
+	}
+	return &m, nil
+}
+
+// readSpec returns the sweep spec text that the manifest of dir names, or
+// "" when the manifest names none or the file is gone: the sweep is then
+// stored by its hash alone.
+func readSpec(dir string, m *record.Manifest) (string, error) {
+	if m.SweepFile == "" {
+		return "", nil
+	}
+	path := m.SweepFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	return string(b), err
+}

@@ -1,0 +1,345 @@
+package results_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"efaxx/results"
+	"efaxx/results/record"
+)
+
+func TestIngest_Rows(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	dir := newTestRun("uid-1", "sendrecv", 2, 1024, 4096, 65536).write(t, session, "000-p1")
+
+	rep := mustIngest(t, db, dir)
+	want := []results.IngestedRun{{
+		ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusOK, Samples: 6, New: true,
+	}}
+	if !reflect.DeepEqual(rep.Runs, want) {
+		t.Errorf("Ingest runs = %+v, want %+v", rep.Runs, want)
+	}
+	if len(rep.Problems) != 0 {
+		t.Errorf("Ingest problems = %v, want none", rep.Problems)
+	}
+	wantCounts := map[string]int{"migrations": 1, "sweeps": 1, "points": 1, "runs": 1, "ranks": 2, "samples": 6}
+	if got := tableCounts(t, db); !reflect.DeepEqual(got, wantCounts) {
+		t.Errorf("rows = %v, want %v", got, wantCounts)
+	}
+	if got, want := rankStatuses(t, db, 1), []string{"0:ok:", "1:ok:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ranks = %q, want %q", got, want)
+	}
+}
+
+func TestIngest_Twice(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	newTestRun("uid-1", "sendrecv", 2, 1024, 4096).write(t, session, "000-p1")
+	failed := newTestRun("uid-2", "write", 2, 1024, 4096)
+	failed.setEnd(1, record.StatusFailed, "verify: byte 7")
+	failed.manifest.ExitCode = exitCode(1)
+	failed.write(t, session, "001-p2")
+
+	first := mustIngest(t, db, session)
+	before := tableCounts(t, db)
+	second := mustIngest(t, db, session)
+	if after := tableCounts(t, db); !reflect.DeepEqual(after, before) {
+		t.Errorf("rows after second ingest = %v, want %v", after, before)
+	}
+	if got, want := len(second.Runs), len(first.Runs); got != want {
+		t.Fatalf("second ingest: %d runs, want %d", got, want)
+	}
+	for i, r := range second.Runs {
+		if r.New || r.Samples != 0 || r.ID != first.Runs[i].ID || r.Status != first.Runs[i].Status {
+			t.Errorf("second ingest run %d = %+v, want the same id and status as %+v, not new, 0 samples",
+				i, r, first.Runs[i])
+		}
+	}
+	if !second.Runs[0].Settled || second.Runs[1].Settled {
+		t.Errorf("second ingest settled = %v, %v, want true (ok), false (failed)",
+			second.Runs[0].Settled, second.Runs[1].Settled)
+	}
+}
+
+func TestIngest_RunningThenDone(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	done := newTestRun("uid-1", "sendrecv", 2, 1024, 4096, 65536)
+
+	// Mid-run: the launcher has not exited, and each rank has written its
+	// fingerprint and its first sample only.
+	running := newTestRun("uid-1", "sendrecv", 2, 1024, 4096, 65536)
+	running.manifest.ExitCode, running.manifest.EndNs = nil, 0
+	for rank := range running.lines {
+		running.lines[rank] = running.lines[rank][:2]
+	}
+	dir := running.write(t, session, "000-p1")
+	rep := mustIngest(t, db, dir)
+	if got := rep.Runs[0]; got.Status != record.StatusRunning || got.Samples != 2 || !got.New {
+		t.Errorf("first ingest = %+v, want running, 2 samples, new", got)
+	}
+	if got, want := rankStatuses(t, db, 1), []string{"0:running:", "1:running:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ranks while running = %q, want %q", got, want)
+	}
+
+	done.write(t, session, "000-p1")
+	rep = mustIngest(t, db, dir)
+	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusOK, Samples: 4}
+	if got := rep.Runs[0]; got != want {
+		t.Errorf("second ingest = %+v, want %+v", got, want)
+	}
+	run, err := db.Run(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != record.StatusOK || run.Samples != 6 || run.Finished.IsZero() {
+		t.Errorf("Run(1) = status %q, %d samples, finished %v; want ok, 6, set", run.Status, run.Samples, run.Finished)
+	}
+}
+
+func TestIngest_Garbled(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096, 65536)
+	// Line 3 of rank 1 is cut short, as a crash mid-write leaves it.
+	line := r.lines[1][2]
+	r.lines[1][2] = line[:len(line)/2]
+	dir := r.write(t, session, "000-p1")
+
+	rep := mustIngest(t, db, dir)
+	wantProblem := filepath.Join(dir, "rank-00001.ndjson") + ":3: unexpected end of JSON input"
+	if len(rep.Problems) != 1 || rep.Problems[0].String() != wantProblem {
+		t.Errorf("problems = %v, want [%s]", rep.Problems, wantProblem)
+	}
+	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
+		Reason: "unusable lines from rank 1", Samples: 5, New: true}
+	if got := rep.Runs[0]; got != want {
+		t.Errorf("run = %+v, want %+v", got, want)
+	}
+}
+
+func TestIngest_Status(t *testing.T) {
+	tests := []struct {
+		name       string
+		ranks      int
+		damage     func(r *testRun)
+		wantStatus string
+		wantReason string
+		wantRanks  []string
+	}{{
+		name:       "ok",
+		ranks:      2,
+		damage:     func(r *testRun) {},
+		wantStatus: record.StatusOK,
+		wantRanks:  []string{"0:ok:", "1:ok:"},
+	}, {
+		name:  "rank failed",
+		ranks: 2,
+		damage: func(r *testRun) {
+			r.setEnd(1, record.StatusFailed, "fi_getinfo: No data available")
+			r.manifest.ExitCode = exitCode(1)
+		},
+		wantStatus: record.StatusFailed,
+		wantReason: "rank 1: fi_getinfo: No data available",
+		wantRanks:  []string{"0:ok:", "1:failed:fi_getinfo: No data available"},
+	}, {
+		name:  "killed",
+		ranks: 2,
+		damage: func(r *testRun) {
+			r.dropEnd(1)
+			r.manifest.ExitCode = exitCode(137)
+		},
+		wantStatus: record.StatusFailed,
+		wantReason: "exit code 137; no end record from rank 1",
+		wantRanks:  []string{"0:ok:", "1:missing:no end record"},
+	}, {
+		name:       "launcher error",
+		ranks:      2,
+		damage:     func(r *testRun) { r.manifest.Error = "mpirun: not found"; r.manifest.ExitCode = nil },
+		wantStatus: record.StatusFailed,
+		wantReason: "mpirun: not found",
+		wantRanks:  []string{"0:ok:", "1:ok:"},
+	}, {
+		name:  "timeout",
+		ranks: 2,
+		damage: func(r *testRun) {
+			r.dropEnd(0)
+			r.dropEnd(1)
+			r.manifest.TimedOut, r.manifest.ExitCode = true, nil
+		},
+		wantStatus: record.StatusTimeout,
+		wantReason: "timed out; no end record from ranks 0-1",
+		wantRanks:  []string{"0:missing:no end record", "1:missing:no end record"},
+	}, {
+		name:       "rank file missing",
+		ranks:      2,
+		damage:     func(r *testRun) { delete(r.lines, 1) },
+		wantStatus: record.StatusPartial,
+		wantReason: "no rank file from rank 1",
+		wantRanks:  []string{"0:ok:", "1:missing:no rank file"},
+	}, {
+		name:       "end record missing",
+		ranks:      2,
+		damage:     func(r *testRun) { r.dropEnd(1) },
+		wantStatus: record.StatusPartial,
+		wantReason: "no end record from rank 1",
+		wantRanks:  []string{"0:ok:", "1:missing:no end record"},
+	}, {
+		name:  "record after end",
+		ranks: 2,
+		damage: func(r *testRun) {
+			r.lines[0] = append(r.lines[0], mustJSON(sampleOf("sendrecv", 0, 2, 1<<20)))
+		},
+		wantStatus: record.StatusPartial,
+		wantReason: "unusable lines from rank 0",
+		wantRanks:  []string{"0:ok:", "1:ok:"},
+	}, {
+		name:  "many ranks missing",
+		ranks: 34,
+		damage: func(r *testRun) {
+			for rank := 1; rank < 34; rank += 2 {
+				delete(r.lines, rank)
+			}
+		},
+		wantStatus: record.StatusPartial,
+		wantReason: "no rank file from ranks 1, 3, 5, 7, 9, 11, 13, 15, and 9 more",
+	}, {
+		name:  "running",
+		ranks: 2,
+		damage: func(r *testRun) {
+			r.dropEnd(1)
+			r.manifest.ExitCode = nil
+		},
+		wantStatus: record.StatusRunning,
+		wantRanks:  []string{"0:ok:", "1:running:"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := MustOpenDB(t)
+			r := newTestRun("uid-1", "sendrecv", tt.ranks, 1024, 4096)
+			tt.damage(r)
+			dir := r.write(t, t.TempDir(), "000-p1")
+			got := mustIngest(t, db, dir).Runs[0]
+			if got.Status != tt.wantStatus || got.Reason != tt.wantReason {
+				t.Errorf("Ingest = %q (%q), want %q (%q)", got.Status, got.Reason, tt.wantStatus, tt.wantReason)
+			}
+			if tt.wantRanks == nil {
+				return
+			}
+			if ranks := rankStatuses(t, db, got.ID); !reflect.DeepEqual(ranks, tt.wantRanks) {
+				t.Errorf("ranks = %q, want %q", ranks, tt.wantRanks)
+			}
+		})
+	}
+}
+
+func TestIngest_RollsBackRunOnError(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	newTestRun("uid-1", "sendrecv", 2, 1024).write(t, session, "000-p1")
+	broken := newTestRun("uid-2", "write", 2, 1024)
+	delete(broken.lines, 1)
+	dir := broken.write(t, session, "001-p2")
+	// A rank file that lists but cannot be opened: an I/O error, not a
+	// bad line, so the run must not be half stored.
+	if err := os.Symlink("nowhere", filepath.Join(dir, record.RankFile(1))); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := db.Ingest(t.Context(), session)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("ingest %q", dir)) {
+		t.Fatalf("Ingest error = %v, want one naming %q", err, dir)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].UID != "uid-1" {
+		t.Errorf("runs before the error = %+v, want uid-1 only", rep.Runs)
+	}
+	want := map[string]int{"migrations": 1, "sweeps": 1, "points": 1, "runs": 1, "ranks": 2, "samples": 2}
+	if got := tableCounts(t, db); !reflect.DeepEqual(got, want) {
+		t.Errorf("rows = %v, want %v (uid-2 rolled back)", got, want)
+	}
+}
+
+func TestIngest_Cancelled(t *testing.T) {
+	db := MustOpenDB(t)
+	dir := newTestRun("uid-1", "sendrecv", 2, 1024).write(t, t.TempDir(), "000-p1")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := db.Ingest(ctx, dir); !errors.Is(err, context.Canceled) {
+		t.Errorf("Ingest with a cancelled context = %v, want context.Canceled", err)
+	}
+	if got := tableCounts(t, db)["runs"]; got != 0 {
+		t.Errorf("runs = %d, want 0", got)
+	}
+}
+
+func TestIngest_BadManifest(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	newTestRun("uid-1", "sendrecv", 2, 1024).write(t, session, "000-p1")
+	bad := filepath.Join(session, "001-p2")
+	if err := os.Mkdir(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(bad, record.ManifestName), `{"uid": "uid-2", "sweep_hash": "x"`)
+
+	rep := mustIngest(t, db, session)
+	want := []results.Problem{{File: filepath.Join(bad, record.ManifestName), Msg: "unexpected end of JSON input"}}
+	if !reflect.DeepEqual(rep.Problems, want) {
+		t.Errorf("problems = %v, want %v", rep.Problems, want)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].UID != "uid-1" {
+		t.Errorf("runs = %+v, want uid-1 only", rep.Runs)
+	}
+}
+
+func TestIngest_SweepSpecLater(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	r := newTestRun("uid-1", "sendrecv", 2, 1024)
+	r.dropEnd(1) // not ok, so the second ingest reads the run again
+	dir := r.write(t, session, "000-p1")
+	spec := func() string {
+		var s string
+		err := results.SQLDB(db).QueryRowContext(t.Context(), `SELECT spec FROM sweeps WHERE hash = 'sweephash'`).Scan(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	if err := os.Remove(filepath.Join(session, "sweep.toml")); err != nil {
+		t.Fatal(err)
+	}
+	mustIngest(t, db, dir)
+	if got := spec(); got != "" {
+		t.Errorf("spec without sweep.toml = %q, want empty", got)
+	}
+	mustWrite(t, filepath.Join(session, "sweep.toml"), testSweep)
+	mustIngest(t, db, dir)
+	if got := spec(); got != testSweep {
+		t.Errorf("spec after sweep.toml appeared = %q, want %q", got, testSweep)
+	}
+}
+
+func TestIngest_ProblemString(t *testing.T) {
+	tests := []struct {
+		in   results.Problem
+		want string
+	}{
+		{results.Problem{File: "s/000-a/rank-00001.ndjson", Line: 17, Msg: "unexpected end of JSON input"},
+			"s/000-a/rank-00001.ndjson:17: unexpected end of JSON input"},
+		{results.Problem{File: "s/000-a/run.json", Msg: "no uid"}, "s/000-a/run.json: no uid"},
+	}
+	for _, tt := range tests {
+		if got := tt.in.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

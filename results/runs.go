@@ -1,0 +1,146 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Run is one run, one attempt at one point, as the store holds it.
+type Run struct {
+	ID        int64          // the number users type
+	UID       string         // unique across stores
+	Sweep     string         // the sweep's name
+	Benchmark string         // "sendrecv", "write", ...
+	Point     string         // the point's content hash
+	Params    map[string]any // the point's resolved parameters, sizes excluded; JSON numbers are float64
+	Status    string         // record.StatusOK, StatusFailed, ...
+	Reason    string         // why the status is not ok; empty when it is
+	Provider  string         // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
+	Ranks     int            // ranks launched
+	Hosts     []string       // distinct hosts, in rank order
+	Executor  string         // "local" or "slurm"
+	Started   time.Time      // when the launcher started
+	Finished  time.Time      // when the launcher exited; zero while running
+	ExitCode  *int           // the launcher's exit code; nil while running
+	Dir       string         // the run directory, absolute, as of the latest ingest
+	Samples   int            // sample rows stored
+}
+
+// RunFilter selects runs. The zero value selects all of them.
+type RunFilter struct {
+	Benchmark string    // only this benchmark; "" for any
+	Status    string    // only this status; "" for any
+	Sweep     string    // only this sweep, by name or hash; "" for any
+	Since     time.Time // only runs started at or after; zero for no bound
+	Until     time.Time // only runs started before; zero for no bound
+	Limit     int       // at most this many, the newest; 0 for no limit
+}
+
+// runColumns selects the fields of Run, in scanRun's order.
+const runColumns = `
+	SELECT r.id, r.uid, s.name, r.benchmark, p.hash, p.params, r.status, r.reason,
+		r.provider, r.ranks, r.hosts, r.executor, r.started_ns, r.finished_ns,
+		r.exit_code, r.dir, r.samples
+	FROM runs r
+	JOIN points p ON p.id = r.point_id
+	JOIN sweeps s ON s.id = p.sweep_id`
+
+// Runs returns the runs that f selects, newest first.
+func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
+	where, args := f.where()
+	query := runColumns + where + ` ORDER BY r.started_ns DESC, r.id DESC`
+	if f.Limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	rows, err := db.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query runs: %w", err)
+	}
+	defer rows.Close()
+	var runs []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("query runs: %w", err)
+		}
+		runs = append(runs, *r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query runs: %w", err)
+	}
+	return runs, nil
+}
+
+// Run returns run id, or an error wrapping ErrRunNotFound.
+func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
+	r, err := scanRun(db.db.QueryRowContext(ctx, runColumns+` WHERE r.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run %d: %w", id, ErrRunNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// where returns the WHERE clause for f and its arguments.
+func (f RunFilter) where() (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, vals ...any) {
+		conds = append(conds, cond)
+		args = append(args, vals...)
+	}
+	if f.Benchmark != "" {
+		add(`r.benchmark = ?`, f.Benchmark)
+	}
+	if f.Status != "" {
+		add(`r.status = ?`, f.Status)
+	}
+	if f.Sweep != "" {
+		add(`(s.name = ? OR s.hash = ?)`, f.Sweep, f.Sweep)
+	}
+	if !f.Since.IsZero() {
+		add(`r.started_ns >= ?`, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		add(`r.started_ns < ?`, f.Until.UnixNano())
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return ` WHERE ` + strings.Join(conds, ` AND `), args
+}
+
+// scanRun reads one row of runColumns.
+func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
+	var r Run
+	var params, hosts string
+	var started int64
+	var finished, exit sql.NullInt64
+	if err := row.Scan(&r.ID, &r.UID, &r.Sweep, &r.Benchmark, &r.Point, &params, &r.Status,
+		&r.Reason, &r.Provider, &r.Ranks, &hosts, &r.Executor, &started, &finished,
+		&exit, &r.Dir, &r.Samples); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(params), &r.Params); err != nil {
+		return nil, fmt.Errorf("run %d params: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(hosts), &r.Hosts); err != nil {
+		return nil, fmt.Errorf("run %d hosts: %w", r.ID, err)
+	}
+	r.Started = time.Unix(0, started)
+	if finished.Valid {
+		r.Finished = time.Unix(0, finished.Int64)
+	}
+	if exit.Valid {
+		code := int(exit.Int64)
+		r.ExitCode = &code
+	}
+	return &r, nil
+}

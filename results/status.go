@@ -1,0 +1,166 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	"efaxx/results/record"
+)
+
+// Rank statuses, the ranks.status column.
+const (
+	rankOK      = "ok"      // the end record says ok
+	rankFailed  = "failed"  // the end record says the rank failed
+	rankMissing = "missing" // the run finished without this rank's file or end record
+	rankRunning = "running" // no end record yet, and the run is still running
+)
+
+// isRunning reports whether the launcher of m has not exited yet.
+func isRunning(m *record.Manifest) bool {
+	return m.ExitCode == nil && !m.TimedOut && m.Error == ""
+}
+
+// runVerdict derives the status of a run and the reason for it from its
+// manifest and its rank files. The rules, first match wins:
+//
+//   - timeout: the manifest says the run timed out;
+//   - running: the launcher has not exited (no exit code, no error);
+//   - failed: a rank's end record says failed (the lowest such rank is
+//     the reason), the manifest carries an error, or the exit code is not 0;
+//   - partial: the exit code is 0 but a rank file is missing, has no end
+//     record, or had lines that could not be used;
+//   - ok: otherwise.
+func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
+	noEnd := ranksWhere(files, func(f rankFile) bool { return f.end == nil })
+	switch {
+	case m.TimedOut:
+		return record.StatusTimeout, joinReasons("timed out", noEndReason(noEnd))
+	case isRunning(m):
+		return record.StatusRunning, ""
+	}
+	for _, f := range files {
+		if f.end != nil && f.end.Status != record.StatusOK {
+			return record.StatusFailed, fmt.Sprintf("rank %d: %s", f.rank, endError(f.end))
+		}
+	}
+	switch {
+	case m.Error != "":
+		return record.StatusFailed, m.Error
+	case m.ExitCode != nil && *m.ExitCode != 0:
+		return record.StatusFailed, joinReasons(fmt.Sprintf("exit code %d", *m.ExitCode), noEndReason(noEnd))
+	}
+	if reason := gapReason(files); reason != "" {
+		return record.StatusPartial, reason
+	}
+	return record.StatusOK, ""
+}
+
+// rankVerdict derives the ranks.status and ranks.error of one rank.
+func rankVerdict(f rankFile, running bool) (status, msg string) {
+	switch {
+	case f.end != nil && f.end.Status == record.StatusOK:
+		return rankOK, ""
+	case f.end != nil:
+		return rankFailed, endError(f.end)
+	case running:
+		return rankRunning, ""
+	case !f.found:
+		return rankMissing, "no rank file"
+	}
+	return rankMissing, "no end record"
+}
+
+// endError returns the error an end record gives for its rank.
+func endError(e *record.End) string {
+	switch {
+	case e.Status != record.StatusFailed:
+		return fmt.Sprintf("end record status %q", e.Status)
+	case e.Error == "":
+		return "failed"
+	}
+	return e.Error
+}
+
+// gapReason says what keeps a run that exited 0 from being ok, or "".
+func gapReason(files []rankFile) string {
+	if len(files) == 0 {
+		return "no rank files"
+	}
+	noFile := ranksWhere(files, func(f rankFile) bool { return !f.found })
+	cut := ranksWhere(files, func(f rankFile) bool { return f.found && f.end == nil })
+	bad := ranksWhere(files, func(f rankFile) bool { return f.badLines > 0 })
+	var parts []string
+	if len(noFile) > 0 {
+		parts = append(parts, "no rank file from "+rankList(noFile))
+	}
+	if len(cut) > 0 {
+		parts = append(parts, "no end record from "+rankList(cut))
+	}
+	if len(bad) > 0 {
+		parts = append(parts, "unusable lines from "+rankList(bad))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// noEndReason names the ranks without an end record, or is "".
+func noEndReason(ranks []int) string {
+	if len(ranks) == 0 {
+		return ""
+	}
+	return "no end record from " + rankList(ranks)
+}
+
+// joinReasons joins the non-empty parts of a reason.
+func joinReasons(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "; ")
+}
+
+// ranksWhere returns the ranks of files for which keep is true.
+func ranksWhere(files []rankFile, keep func(rankFile) bool) []int {
+	var ranks []int
+	for _, f := range files {
+		if keep(f) {
+			ranks = append(ranks, f.rank)
+		}
+	}
+	return ranks
+}
+
+// maxRankRuns is how many runs of consecutive ranks a reason lists before
+// it only counts the rest: at 8,000 ranks a full list would drown it.
+const maxRankRuns = 8
+
+// rankList formats sorted ranks for a reason, "rank 3" or
+// "ranks 0-3, 7, 9", folding consecutive ranks into ranges.
+func rankList(ranks []int) string {
+	if len(ranks) == 1 {
+		return fmt.Sprintf("rank %d", ranks[0])
+	}
+	var parts []string
+	rest := 0
+	for i := 0; i < len(ranks); {
+		j := i
+		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+			j++
+		}
+		switch {
+		case len(parts) == maxRankRuns:
+			rest += j - i + 1
+		case i == j:
+			parts = append(parts, fmt.Sprint(ranks[i]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
+		}
+		i = j + 1
+	}
+	if rest > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", rest))
+	}
+	return "ranks " + strings.Join(parts, ", ")
+}
