@@ -1,0 +1,36 @@
+// Package harness owns efaxx's domain: sweeps, the points they expand to,
+// and running them.
+//
+// # Sweep files
+//
+// A sweep is a TOML file:
+//
+//	name = "demo"                     # required; letters, digits, '.', '_', '-'
+//	description = "what and why"      # optional
+//	benchmark = ["sendrecv", "write"] # required; a string, or a list: an axis
+//
+//	[params]                          # optional; every key has a default
+//	provider   = ["shm", "tcp"]       # auto | shm | tcp | efa (auto)
+//	ranks      = 2                    # 2..65536 (2)
+//	sizes      = "4KiB..16MiB"        # the sizes of each point ("4KiB..4MiB")
+//	iterations = 200                  # >= 1 (100)
+//	warmup     = 20                   # >= 0 (10)
+//	timeout    = "60s"                # > 0, <= 24h; bounds every wait (60s)
+//	chunk      = "1MiB"               # bytes per fabric operation (1MiB)
+//	window     = 16                   # operations in flight, 1..4096 (16)
+//
+// Any param may be a list of values instead of one value: the list is an axis,
+// and the sweep expands to the cartesian product of its axes (see
+// Sweep.Points). The exception is sizes, which is always the inner loop of
+// each point: either a list of sizes, kept in order, or a range
+// "MIN..MAX" (MIN, 2·MIN, 4·MIN, … then MAX) or "MIN..MAX xN" (steps of ×N),
+// or one size.
+//
+// A size is an integer count of bytes or a string: a whole number and an
+// optional unit, B, K or KiB, M or MiB, G or GiB, T or TiB, all powers of
+// 1024 (see ParseSize).
+//
+// Validation is strict: unknown keys, wrong types, values out of range, empty
+// lists and duplicate list values are errors, and Parse reports all of them at
+// once, each as "file:line: key: message" (see SweepError).
+package harness

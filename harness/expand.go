@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Point is one resolved combination of a sweep's axes: one benchmark, one
+// value of every param, and the sizes the runner loops over inside the point.
+type Point struct {
+	Index      int           // position in the expansion, from 0
+	Benchmark  string        // one of the sweep's benchmarks
+	Provider   string        // libfabric provider: auto, shm, tcp or efa
+	Ranks      int           // processes to launch
+	Sizes      []uint64      // message sizes in bytes, in the order the sweep gave
+	Iterations int           // timed iterations per size
+	Warmup     int           // untimed iterations per size, before the timed ones
+	Timeout    time.Duration // bound on every wait in the runner
+	Chunk      uint64        // bytes per fabric operation
+	Window     int           // operations in flight per endpoint
+	Hash       string        // content hash of the resolved point: see Points
+
+	// varying names the params that take several values in the sweep, in
+	// table order; Label shows them. Nil for a point made by hand.
+	varying []string
+}
+
+// count returns how many points s expands to, or MaxPoints+1 when it is
+// more than MaxPoints.
+func (s *Sweep) count() int {
+	n := 1
+	for _, vals := range s.values {
+		n *= len(vals)
+		if n > MaxPoints {
+			return MaxPoints + 1
+		}
+	}
+	return n
+}
+
+// Points expands the sweep into its points: the cartesian product of the
+// benchmarks and of every param given as a list. The benchmark is the
+// outermost loop, then the params in this order: provider, ranks,
+// iterations, warmup, timeout, chunk, window; the last varies fastest.
+// Sizes are never an axis: each point carries all of them.
+//
+// Point.Hash is the first 16 hex digits of the SHA-256 of the point's
+// canonical JSON, {"benchmark":…,"params":…,"sizes":[…]} with params as
+// Params returns them (keys sorted). It depends only on the resolved values,
+// not on how the file spelled them.
+func (s *Sweep) Points() []Point {
+	all := axes()
+	varying := s.varying()
+	points := make([]Point, s.count())
+	for i := range points {
+		p := Point{Index: i, varying: varying}
+		// i is a number whose digits, in the mixed radix of the axes'
+		// lengths, pick one value of each axis; the last digit is the lowest.
+		rest := i
+		for a := len(all) - 1; a >= 0; a-- {
+			vals := s.values[a]
+			all[a].field.set(&p, vals[rest%len(vals)])
+			rest /= len(vals)
+		}
+		p.Hash = p.hash()
+		points[i] = p
+	}
+	return points
+}
+
+// varying returns the names of the params, benchmark excluded, that take
+// more than one value.
+func (s *Sweep) varying() []string {
+	var names []string
+	for i, p := range axes() {
+		if i > 0 && len(s.values[i]) > 1 {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+// Params returns the resolved params of p for storage, keyed by name:
+// strings, ints, the timeout as a duration string ("60s") and the chunk as
+// bytes. Sizes are left out; they are stored with each sample.
+func (p Point) Params() map[string]any {
+	m := make(map[string]any, len(params))
+	for _, q := range params {
+		if !q.inner {
+			m[q.name] = jsonOf(q.field.get(&p))
+		}
+	}
+	return m
+}
+
+// Label returns a short name for p within its sweep: the benchmark, then
+// name=value for each param that varies in the sweep, as in
+// "write provider=shm".
+func (p Point) Label() string {
+	var b strings.Builder
+	b.WriteString(p.Benchmark)
+	for _, name := range p.varying {
+		for _, q := range params {
+			if q.name == name {
+				b.WriteString(" " + name + "=" + labelOf(q.field.get(&p)))
+			}
+		}
+	}
+	return b.String()
+}
+
+// labelOf writes a value for a label: strings bare, the rest as textOf.
+func labelOf(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return textOf(v)
+}
+
+// RunnerArgs returns the arguments of efaxx-runner for p, after the program
+// name: --benchmark, then a flag for each param the runner takes, in table
+// order. Sizes and the chunk are in bytes, the timeout a duration string:
+//
+//	--benchmark write --provider shm --sizes 4096,8192 --iterations 200
+//	--warmup 20 --timeout 60s --chunk 1048576 --window 16
+//
+// Ranks is not among them: the launcher (mpirun -np, srun -n) sets it.
+func (p Point) RunnerArgs() []string {
+	var args []string
+	for _, q := range axes() {
+		if q.flag != "" {
+			args = append(args, q.flag, argOf(q.field.get(&p)))
+		}
+	}
+	return args
+}
+
+// hash returns the content hash of p described at Points.
+func (p Point) hash() string {
+	canon := struct {
+		Benchmark string         `json:"benchmark"`
+		Params    map[string]any `json:"params"`
+		Sizes     []uint64       `json:"sizes"`
+	}{p.Benchmark, p.Params(), p.Sizes}
+	// Marshal cannot fail on strings, numbers and maps with string keys,
+	// and it sorts map keys, which makes the encoding canonical.
+	b, _ := json.Marshal(canon)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}

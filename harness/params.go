@@ -1,0 +1,158 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+)
+
+// param is one key of [params]: its name, its default, how one value is read
+// and checked, and where the resolved value goes in a Point.
+type param struct {
+	name string
+	def  any    // the default, as TOML decodes it from a sweep file; nil when the key is required
+	read reader // reads and checks one value
+
+	// inner marks the param whose list is the inner loop of one point
+	// (sizes): the list is one value, not an axis, and a "MIN..MAX xN"
+	// string stands for a list. Inner params are left out of Point.Params.
+	inner bool
+
+	flag  string // efaxx-runner flag; "" when the launcher, not the runner, takes it
+	field field  // the Point field that holds the value
+}
+
+// params is the table of [params] keys, in expansion order: a list-valued
+// param varies faster than the params above it. A new param is a new row
+// here and a new field in Point.
+var params = []*param{
+	{name: "provider", def: "auto", read: readString(oneOf("provider", "auto", "shm", "tcp", "efa")),
+		flag: "--provider", field: bind(func(p *Point) *string { return &p.Provider })},
+	{name: "ranks", def: int64(2), read: readInt(2, 65536),
+		field: bind(func(p *Point) *int { return &p.Ranks })},
+	{name: "sizes", def: "4KiB..4MiB", read: readSize, inner: true,
+		flag: "--sizes", field: bind(func(p *Point) *[]uint64 { return &p.Sizes })},
+	{name: "iterations", def: int64(100), read: readInt(1, noMax),
+		flag: "--iterations", field: bind(func(p *Point) *int { return &p.Iterations })},
+	{name: "warmup", def: int64(10), read: readInt(0, noMax),
+		flag: "--warmup", field: bind(func(p *Point) *int { return &p.Warmup })},
+	{name: "timeout", def: "60s", read: readDuration(24 * time.Hour),
+		flag: "--timeout", field: bind(func(p *Point) *time.Duration { return &p.Timeout })},
+	{name: "chunk", def: "1MiB", read: readSize,
+		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
+	{name: "window", def: int64(16), read: readInt(1, 4096),
+		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
+}
+
+// benchmarkParam is the top-level benchmark key. It reads like a param and is
+// the outermost axis of the expansion.
+var benchmarkParam = &param{
+	name: "benchmark", read: readString(oneOf("benchmark", benchmarks...)),
+	flag: "--benchmark", field: bind(func(p *Point) *string { return &p.Benchmark }),
+}
+
+// axes returns every param that can be an axis, outermost first.
+func axes() []*param { return append([]*param{benchmarkParam}, params...) }
+
+// paramNames returns the names of the [params] keys, for suggestions.
+func paramNames() []string {
+	names := make([]string, len(params))
+	for i, p := range params {
+		names[i] = p.name
+	}
+	return names
+}
+
+// field gets and sets one field of a Point through its resolved value.
+type field struct {
+	get func(p *Point) any
+	set func(p *Point, v any)
+}
+
+// bind makes the field whose address ptr returns. Values that are slices are
+// copied on the way in, so points never share them.
+func bind[T any](ptr func(p *Point) *T) field {
+	return field{
+		get: func(p *Point) any { return *ptr(p) },
+		set: func(p *Point, v any) {
+			if s, ok := v.([]uint64); ok {
+				v = append([]uint64(nil), s...)
+			}
+			*ptr(p) = v.(T)
+		},
+	}
+}
+
+// defaults returns the resolved default of p. The defaults are constants of
+// the table above, so one that does not read is a bug in this package.
+func (p *param) defaults() []any {
+	values, errs := p.values(p.def)
+	if errs != nil {
+		panic(fmt.Sprintf("harness: default of param %q: %v", p.name, errs))
+	}
+	return values
+}
+
+// values reads the TOML value of p. For an axis it returns the values of the
+// axis, one for a scalar; for an inner param, one value: the whole list. It
+// reports one error per bad item of a list.
+func (p *param) values(raw any) ([]any, []error) {
+	if s, ok := raw.(string); ok && p.inner && isRange(s) {
+		sizes, err := parseRange(s)
+		if err != nil {
+			return nil, []error{err}
+		}
+		return []any{sizes}, nil
+	}
+	vals, errs := p.readList(raw)
+	if errs != nil || !p.inner {
+		return vals, errs
+	}
+	sizes := make([]uint64, len(vals))
+	for i, v := range vals {
+		sizes[i] = v.(uint64)
+	}
+	return []any{sizes}, nil
+}
+
+// readList reads a scalar, or each item of a list, rejecting empty lists and
+// values given twice.
+func (p *param) readList(raw any) ([]any, []error) {
+	list, ok := raw.([]any)
+	if !ok {
+		v, err := p.read(raw)
+		if err != nil {
+			return nil, []error{err}
+		}
+		return []any{v}, nil
+	}
+	if len(list) == 0 {
+		return nil, []error{p.emptyError()}
+	}
+	var (
+		vals []any
+		errs []error
+		seen = make(map[any]int) // value → index of the item that gave it
+	)
+	for i, item := range list {
+		v, err := p.read(item)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("item %d: %w", i+1, err))
+			continue
+		}
+		if j, dup := seen[v]; dup {
+			errs = append(errs, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, textOf(v), j+1, i+1))
+			continue
+		}
+		seen[v] = i
+		vals = append(vals, v)
+	}
+	return vals, errs
+}
+
+// emptyError explains why p's list may not be empty.
+func (p *param) emptyError() error {
+	if p.inner {
+		return fmt.Errorf("%w: a point needs at least one size", ErrEmptyList)
+	}
+	return fmt.Errorf("%w: the sweep would expand to no points", ErrEmptyList)
+}

@@ -1,0 +1,215 @@
+package harness
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+
+	"github.com/BurntSushi/toml"
+)
+
+// MaxPoints is the most points a sweep may expand to. A sweep larger than
+// that is almost always a list given where a range or a scalar was meant.
+const MaxPoints = 100_000
+
+// maxNameLen bounds Sweep.Name, which names directories.
+const maxNameLen = 128
+
+// validName is the form of Sweep.Name: it is used in paths.
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Sweep is a parsed and validated sweep file.
+type Sweep struct {
+	Name        string   // the name key: letters, digits, '.', '_' and '-'
+	Description string   // the description key; "" when absent
+	File        string   // the file name given to Load or Parse
+	Benchmarks  []string // the benchmark key, as a list
+	Text        []byte   // the file's bytes, as read
+	Hash        string   // hex SHA-256 of Text, as sha256sum prints it
+
+	// values holds the resolved values of each param of axes(), in the
+	// same order; a param that is not a list has one value.
+	values [][]any
+}
+
+// Load reads and parses the sweep file at path. A file that is not a valid
+// sweep gives an ErrorList; one that cannot be read gives the os error.
+func Load(path string) (*Sweep, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read sweep %q: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and validates a sweep file. The file name is used only in
+// messages and in Sweep.File.
+//
+// When data is not a valid sweep, Parse returns an ErrorList holding every
+// problem in the file, in line order, except after a TOML syntax error: the
+// syntax error stops the parse and is the only one reported.
+func Parse(file string, data []byte) (*Sweep, error) {
+	sum := sha256.Sum256(data)
+	s := &Sweep{File: file, Text: data, Hash: hex.EncodeToString(sum[:])}
+	doc, top, err := parseDocument(data)
+	if err != nil {
+		return nil, ErrorList{syntaxError(file, err)}
+	}
+	d := &decoder{file: file, doc: doc, values: make(map[*param][]any)}
+	d.top(top)
+	d.resolve(s)
+	if len(d.errs) > 0 {
+		slices.SortStableFunc(d.errs, func(a, b *SweepError) int { return cmp.Compare(sortLine(a), sortLine(b)) })
+		return nil, d.errs
+	}
+	return s, nil
+}
+
+// sortLine orders errors by line, with errors about the whole file (a
+// missing key) after those at a line.
+func sortLine(e *SweepError) int {
+	if e.Line == 0 {
+		return math.MaxInt
+	}
+	return e.Line
+}
+
+// syntaxError turns the toml package's error into a SweepError.
+func syntaxError(file string, err error) *SweepError {
+	var perr toml.ParseError
+	if errors.As(err, &perr) {
+		return &SweepError{File: file, Line: perr.Position.Line, Err: fmt.Errorf("%w: %s", ErrSyntax, perr.Message)}
+	}
+	return &SweepError{File: file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+}
+
+// decoder validates the keys of one sweep file and collects every error.
+type decoder struct {
+	file   string
+	doc    *document
+	name   string
+	desc   string
+	values map[*param][]any // values of the params the file sets
+	errs   ErrorList
+}
+
+// fail records err against the key of e.
+func (d *decoder) fail(e entry, err error) {
+	d.errs = append(d.errs, &SweepError{File: d.file, Line: e.line, Key: e.key.String(), Err: err})
+}
+
+// topKeys are the keys of a sweep file's top-level table.
+var topKeys = []struct {
+	name     string
+	required bool
+	decode   func(d *decoder, e entry)
+}{
+	{"name", true, (*decoder).decodeName},
+	{"description", false, (*decoder).decodeDescription},
+	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
+	{"params", false, (*decoder).decodeParams},
+}
+
+// top decodes the top-level table and reports missing required keys.
+func (d *decoder) top(entries []entry) {
+	names := make([]string, len(topKeys))
+	seen := make(map[string]bool)
+	for i, k := range topKeys {
+		names[i] = k.name
+	}
+	for _, e := range entries {
+		i := slices.Index(names, e.name())
+		if i < 0 {
+			d.fail(e, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(e.name(), names)))
+			continue
+		}
+		seen[e.name()] = true
+		topKeys[i].decode(d, e)
+	}
+	for _, k := range topKeys {
+		if k.required && !seen[k.name] {
+			d.errs = append(d.errs, &SweepError{File: d.file, Key: k.name, Err: ErrMissingKey})
+		}
+	}
+}
+
+// decodeName checks the name key.
+func (d *decoder) decodeName(e entry) {
+	s, ok := e.value.(string)
+	switch {
+	case !ok:
+		d.fail(e, typeError("string", e.value))
+	case len(s) > maxNameLen:
+		d.fail(e, mark(ErrValue, "name is %d bytes long: want at most %d", len(s), maxNameLen))
+	case !validName.MatchString(s):
+		d.fail(e, mark(ErrValue, "%q is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit", s))
+	default:
+		d.name = s
+	}
+}
+
+// decodeDescription checks the description key.
+func (d *decoder) decodeDescription(e entry) {
+	s, ok := e.value.(string)
+	if !ok {
+		d.fail(e, typeError("string", e.value))
+		return
+	}
+	d.desc = s
+}
+
+// decodeParams checks the [params] table, key by key.
+func (d *decoder) decodeParams(e entry) {
+	if _, ok := e.value.(map[string]any); !ok {
+		d.fail(e, typeError("table", e.value))
+		return
+	}
+	names := paramNames()
+	for _, c := range d.doc.children(e) {
+		i := slices.Index(names, c.name())
+		if i < 0 {
+			d.fail(c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), names)))
+			continue
+		}
+		d.decodeParam(params[i], c)
+	}
+}
+
+// decodeParam reads the value of p from e.
+func (d *decoder) decodeParam(p *param, e entry) {
+	vals, errs := p.values(e.value)
+	for _, err := range errs {
+		d.fail(e, err)
+	}
+	if errs == nil {
+		d.values[p] = vals
+	}
+}
+
+// resolve fills s from what the file set and the defaults, and checks the
+// size of the expansion. It does nothing once there are errors.
+func (d *decoder) resolve(s *Sweep) {
+	if len(d.errs) > 0 {
+		return
+	}
+	s.Name, s.Description = d.name, d.desc
+	for _, p := range axes() {
+		vals, ok := d.values[p]
+		if !ok {
+			vals = p.defaults()
+		}
+		s.values = append(s.values, vals)
+	}
+	for _, b := range s.values[0] {
+		s.Benchmarks = append(s.Benchmarks, b.(string))
+	}
+	if n := s.count(); n > MaxPoints {
+		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
+	}
+}

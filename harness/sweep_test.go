@@ -1,0 +1,328 @@
+package harness_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"efaxx/harness"
+)
+
+func TestParseDemo(t *testing.T) {
+	data, err := os.ReadFile("testdata/expand/demo.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := harness.Parse("sweeps/demo.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if got, want := s.Name, "demo"; got != want {
+		t.Errorf("Name = %q, want %q", got, want)
+	} else if got, want := s.Description, "libfabric SEND/RECV ping-pong and RDMA WRITE between 2 local ranks, over shm and tcp"; got != want {
+		t.Errorf("Description = %q, want %q", got, want)
+	} else if got, want := s.Benchmarks, []string{"sendrecv", "write"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Benchmarks = %q, want %q", got, want)
+	} else if got, want := s.File, "sweeps/demo.toml"; got != want {
+		t.Errorf("File = %q, want %q", got, want)
+	} else if got, want := s.Hash, hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("Hash = %q, want %q", got, want)
+	} else if got, want := len(s.Points()), 4; got != want {
+		t.Errorf("len(Points()) = %d, want %d", got, want)
+	}
+}
+
+// head is the start of most test sweeps: name and benchmark on lines 1-2, so
+// a [params] header is line 3 and its first key line 4.
+const head = "name = \"x\"\nbenchmark = \"write\"\n"
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       string // the whole message, one error per line
+	}{
+		// Keys.
+		{"typo in params", head + "[params]\nsizez = \"4KiB\"\n",
+			`sweeps/x.toml:4: params.sizez: unknown key (did you mean "sizes"?)`},
+		{"typo at top", "name = \"x\"\nbenchmarks = \"write\"\n",
+			"sweeps/x.toml:2: benchmarks: unknown key (did you mean \"benchmark\"?)\n" +
+				"sweeps/x.toml: benchmark: missing required key"},
+		{"unknown key, nothing close", head + "colour = \"red\"\n",
+			"sweeps/x.toml:3: colour: unknown key"},
+		{"case matters", head + "Name = \"y\"\n",
+			`sweeps/x.toml:3: Name: unknown key (did you mean "name"?)`},
+		{"quoted key", head + "[params]\n\"ranks x\" = 2\n",
+			`sweeps/x.toml:4: params."ranks x": unknown key (did you mean "ranks"?)`},
+		{"unknown table", head + "[param]\nranks = 2\n",
+			`sweeps/x.toml:3: param: unknown key (did you mean "params"?)`},
+		{"missing name and benchmark", "description = \"d\"\n",
+			"sweeps/x.toml: name: missing required key\nsweeps/x.toml: benchmark: missing required key"},
+
+		// Types.
+		{"string for integer", head + "[params]\nranks = \"two\"\n",
+			"sweeps/x.toml:4: params.ranks: want integer, got string"},
+		{"float for integer", head + "[params]\nranks = 2.0\n",
+			"sweeps/x.toml:4: params.ranks: want integer, got float"},
+		{"boolean for integer", head + "[params]\nwarmup = true\n",
+			"sweeps/x.toml:4: params.warmup: want integer, got boolean"},
+		{"list of lists", head + "[params]\nprovider = [[\"shm\"], \"tcp\"]\n",
+			"sweeps/x.toml:4: params.provider: item 1: want string, got list"},
+		{"inline table for integer", head + "[params]\nranks = { n = 2 }\n",
+			"sweeps/x.toml:4: params.ranks: want integer, got table"},
+		{"table header for integer", head + "[params.ranks]\nn = 2\n",
+			"sweeps/x.toml:3: params.ranks: want integer, got table"},
+		{"list of tables in a list", head + "[params]\nprovider = [{ name = \"shm\" }]\n",
+			"sweeps/x.toml:4: params.provider: item 1: want string, got table"},
+		{"integer for table", head + "params = 3\n",
+			"sweeps/x.toml:3: params: want table, got integer"},
+		{"array of tables", head + "[[params]]\nranks = 2\n",
+			"sweeps/x.toml:3: params: want table, got list"},
+		{"integer for name", "name = 7\nbenchmark = \"write\"\n",
+			"sweeps/x.toml:1: name: want string, got integer"},
+		{"list for description", head + "description = [\"a\"]\n",
+			"sweeps/x.toml:3: description: want string, got list"},
+		{"integer for duration", head + "[params]\ntimeout = 60\n",
+			`sweeps/x.toml:4: params.timeout: want duration (a string like "60s"), got integer`},
+		{"datetime for duration", head + "[params]\ntimeout = 1979-05-27\n",
+			`sweeps/x.toml:4: params.timeout: want duration (a string like "60s"), got datetime`},
+		{"float for size", head + "[params]\nchunk = 1.5\n",
+			`sweeps/x.toml:4: params.chunk: want size (like "4KiB" or 4096), got float`},
+
+		// Values.
+		{"bad name", "name = \"../x\"\nbenchmark = \"write\"\n",
+			`sweeps/x.toml:1: name: "../x" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit`},
+		{"unknown benchmark", "name = \"x\"\nbenchmark = \"wirte\"\n",
+			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write`},
+		{"unknown benchmark in a list", "name = \"x\"\nbenchmark = [\"write\", \"alltoall\"]\n",
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall"; known: sendrecv, write`},
+		{"unknown provider", head + "[params]\nprovider = \"verbs\"\n",
+			`sweeps/x.toml:4: params.provider: unknown provider "verbs"; known: auto, shm, tcp, efa`},
+		{"ranks too few", head + "[params]\nranks = 1\n",
+			"sweeps/x.toml:4: params.ranks: 1 is out of range: want 2..65536"},
+		{"window too large", head + "[params]\nwindow = 4097\n",
+			"sweeps/x.toml:4: params.window: 4097 is out of range: want 1..4096"},
+		{"negative warmup", head + "[params]\nwarmup = -1\n",
+			"sweeps/x.toml:4: params.warmup: -1 is out of range: want at least 0"},
+		{"zero iterations", head + "[params]\niterations = 0\n",
+			"sweeps/x.toml:4: params.iterations: 0 is out of range: want at least 1"},
+		{"timeout too long", head + "[params]\ntimeout = \"25h\"\n",
+			`sweeps/x.toml:4: params.timeout: duration "25h" is out of range: want more than 0s and at most 24h`},
+		{"timeout zero", head + "[params]\ntimeout = \"0s\"\n",
+			`sweeps/x.toml:4: params.timeout: duration "0s" is out of range: want more than 0s and at most 24h`},
+		{"timeout malformed", head + "[params]\ntimeout = \"soon\"\n",
+			`sweeps/x.toml:4: params.timeout: duration "soon": want a number and a unit (ns, us, ms, s, m, h), like "60s"`},
+		{"chunk zero", head + "[params]\nchunk = 0\n",
+			"sweeps/x.toml:4: params.chunk: size 0: zero bytes"},
+		{"chunk fraction", head + "[params]\nchunk = \"1.5MiB\"\n",
+			`sweeps/x.toml:4: params.chunk: size "1.5MiB": fractions are not allowed: write "1536KiB"`},
+		{"chunk as range", head + "[params]\nchunk = \"1KiB..4KiB\"\n",
+			`sweeps/x.toml:4: params.chunk: size "1KiB..4KiB": unknown unit "KiB..4KiB": want B, KiB, MiB, GiB or TiB`},
+
+		// Sizes.
+		{"range upside down", head + "[params]\nsizes = \"64MiB..4KiB\"\n",
+			`sweeps/x.toml:4: params.sizes: range "64MiB..4KiB": minimum is larger than maximum`},
+		{"range from zero", head + "[params]\nsizes = \"0..4KiB\"\n",
+			`sweeps/x.toml:4: params.sizes: range "0..4KiB": size "0": zero bytes`},
+		{"range step 1", head + "[params]\nsizes = \"4KiB..1MiB x1\"\n",
+			`sweeps/x.toml:4: params.sizes: range "4KiB..1MiB x1": step "x1": want a whole number of at least 2`},
+		{"range step not a number", head + "[params]\nsizes = \"4KiB..1MiB x2.5\"\n",
+			`sweeps/x.toml:4: params.sizes: range "4KiB..1MiB x2.5": step "x2.5": want a whole number of at least 2`},
+		{"range without maximum", head + "[params]\nsizes = \"4KiB..\"\n",
+			`sweeps/x.toml:4: params.sizes: range "4KiB..": want "MIN..MAX" or "MIN..MAX xN", like "4KiB..16MiB x4"`},
+		{"range twice", head + "[params]\nsizes = \"4KiB..1MiB..2MiB\"\n",
+			`sweeps/x.toml:4: params.sizes: range "4KiB..1MiB..2MiB": want "MIN..MAX" or "MIN..MAX xN", like "4KiB..16MiB x4"`},
+		{"range with KB", head + "[params]\nsizes = \"4KB..1MB\"\n",
+			`sweeps/x.toml:4: params.sizes: range "4KB..1MB": size "4KB": unit "KB" is ambiguous (1000 or 1024?): write "4KiB", or a number of bytes`},
+		{"sizes with MB", head + "[params]\nsizes = [\"4KiB\", \"1mb\"]\n",
+			`sweeps/x.toml:4: params.sizes: item 2: size "1mb": unit "mb" is ambiguous (1000 or 1024?): write "1MiB", or a number of bytes`},
+		{"sizes negative", head + "[params]\nsizes = [-4096]\n",
+			"sweeps/x.toml:4: params.sizes: item 1: size -4096: negative"},
+		{"sizes overflow", head + "[params]\nsizes = \"16777216TiB\"\n",
+			`sweeps/x.toml:4: params.sizes: size "16777216TiB": larger than 2^64-1 bytes`},
+
+		// Lists.
+		{"empty provider", head + "[params]\nprovider = []\n",
+			"sweeps/x.toml:4: params.provider: empty list: the sweep would expand to no points"},
+		{"empty benchmark", "name = \"x\"\nbenchmark = []\n",
+			"sweeps/x.toml:2: benchmark: empty list: the sweep would expand to no points"},
+		{"empty sizes", head + "[params]\nsizes = []\n",
+			"sweeps/x.toml:4: params.sizes: empty list: a point needs at least one size"},
+		{"duplicate provider", head + "[params]\nprovider = [\"shm\", \"tcp\", \"shm\"]\n",
+			`sweeps/x.toml:4: params.provider: duplicate value "shm" (items 1 and 3)`},
+		{"duplicate size spelled twice", head + "[params]\nsizes = [\"1MiB\", \"4KiB\", 1048576]\n",
+			"sweeps/x.toml:4: params.sizes: duplicate value 1MiB (items 1 and 3)"},
+		{"duplicate timeout spelled twice", head + "[params]\ntimeout = [\"1m\", \"60s\"]\n",
+			"sweeps/x.toml:4: params.timeout: duplicate value 60s (items 1 and 2)"},
+		{"duplicate benchmark", "name = \"x\"\nbenchmark = [\"write\", \"write\"]\n",
+			`sweeps/x.toml:2: benchmark: duplicate value "write" (items 1 and 2)`},
+
+		// Positions.
+		{"dotted key at top", head + "params.ranks = \"two\"\n",
+			"sweeps/x.toml:3: params.ranks: want integer, got string"},
+		{"dotted typo", head + "params.ranks = 2\nparams.sizez = 1\n",
+			`sweeps/x.toml:4: params.sizez: unknown key (did you mean "sizes"?)`},
+		{"dotted unknown table", head + "\n\nparam.ranks = 2\n",
+			`sweeps/x.toml:5: param: unknown key (did you mean "params"?)`},
+		{"dotted key in table", head + "[params]\nranks = 2\nsizes.min = 4\n",
+			"sweeps/x.toml:5: params.sizes: want size (like \"4KiB\" or 4096), got table"},
+		{"inline table", head + "params = { window = 0, ranks = 1 }\n",
+			"sweeps/x.toml:3: params.ranks: 1 is out of range: want 2..65536\n" +
+				"sweeps/x.toml:3: params.window: 0 is out of range: want 1..4096"},
+		{"multi-line list", head + "[params]\nranks = 2\nsizes = [\n  \"4KiB\",\n  \"4KB\",\n]\n",
+			`sweeps/x.toml:5: params.sizes: item 2: size "4KB": unit "KB" is ambiguous (1000 or 1024?): write "4KiB", or a number of bytes`},
+		{"after a multi-line string", "description = \"\"\"\none\ntwo\n\"\"\"\n" + head + "ranks = 1\n",
+			"sweeps/x.toml:7: ranks: unknown key"},
+
+		// Several errors at once, in line order.
+		{"every error reported", `# line 1
+name = "bad name"
+benchmark = ["write", "wirte"]
+
+[params]
+provider = []
+ranks = "two"
+sizez = "4KiB"
+sizes = "64MiB..4KiB"
+timeout = 60
+window = [1, 1]
+`, `sweeps/x.toml:2: name: "bad name" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit
+sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write
+sweeps/x.toml:6: params.provider: empty list: the sweep would expand to no points
+sweeps/x.toml:7: params.ranks: want integer, got string
+sweeps/x.toml:8: params.sizez: unknown key (did you mean "sizes"?)
+sweeps/x.toml:9: params.sizes: range "64MiB..4KiB": minimum is larger than maximum
+sweeps/x.toml:10: params.timeout: want duration (a string like "60s"), got integer
+sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
+		{"every bad item reported", head + "[params]\nranks = [1, \"2\", 3, 3]\n",
+			"sweeps/x.toml:4: params.ranks: item 1: 1 is out of range: want 2..65536\n" +
+				"sweeps/x.toml:4: params.ranks: item 2: want integer, got string\n" +
+				"sweeps/x.toml:4: params.ranks: duplicate value 3 (items 3 and 4)"},
+
+		// Syntax errors stop the parse.
+		{"syntax error", head + "[params]\nranks = = 2\nwindow = 0\n",
+			"sweeps/x.toml:4: syntax error: expected value but found '=' instead"},
+		{"duplicate key", head + "[params]\nranks = 2\nranks = 3\n",
+			"sweeps/x.toml:5: syntax error: Key 'params.ranks' has already been defined."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := harness.Parse("sweeps/x.toml", []byte(tt.text))
+			if got := errText(err); got != tt.want {
+				t.Errorf("Parse(%q) error:\n%s\nwant:\n%s", tt.text, got, tt.want)
+			}
+			if s != nil {
+				t.Errorf("Parse(%q) = %v, want nil with an error", tt.text, s)
+			}
+		})
+	}
+}
+
+func TestParseErrorValues(t *testing.T) {
+	_, err := harness.Parse("x.toml", []byte("name = \"x\"\nbenchmark = \"write\"\nparams.ranks = \"two\"\nparams.sizes = []\n"))
+	var list harness.ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("Parse() error = %#v, want an ErrorList", err)
+	}
+	want := harness.ErrorList{
+		{File: "x.toml", Line: 3, Key: "params.ranks", Err: list[0].Err},
+		{File: "x.toml", Line: 4, Key: "params.sizes", Err: list[1].Err},
+	}
+	if !reflect.DeepEqual(list, want) {
+		t.Errorf("Parse() error = %#v, want %#v", list, want)
+	}
+	tests := []struct {
+		err  error
+		want error
+	}{
+		{list[0], harness.ErrType},
+		{list[1], harness.ErrEmptyList},
+		{err, harness.ErrType},
+		{err, harness.ErrEmptyList},
+	}
+	for _, tt := range tests {
+		if !errors.Is(tt.err, tt.want) {
+			t.Errorf("errors.Is(%v, %v) = false, want true", tt.err, tt.want)
+		}
+	}
+	if errors.Is(err, harness.ErrSyntax) {
+		t.Errorf("errors.Is(%v, ErrSyntax) = true, want false", err)
+	}
+	var first *harness.SweepError
+	if !errors.As(err, &first) || first != list[0] {
+		t.Errorf("errors.As(err, *SweepError) = %v, want the first error", first)
+	}
+}
+
+func TestParseErrorKinds(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       error
+	}{
+		{"syntax", "name = ", harness.ErrSyntax},
+		{"unknown key", head + "x = 1\n", harness.ErrUnknownKey},
+		{"missing key", "name = \"x\"\n", harness.ErrMissingKey},
+		{"type", head + "params.ranks = 2.5\n", harness.ErrType},
+		{"value", head + "params.window = 0\n", harness.ErrValue},
+		{"range", head + "params.sizes = \"8..4\"\n", harness.ErrValue},
+		{"size", head + "params.chunk = \"4KB\"\n", harness.ErrSize},
+		{"size in range", head + "params.sizes = \"4KB..8KiB\"\n", harness.ErrSize},
+		{"empty list", head + "params.ranks = []\n", harness.ErrEmptyList},
+		{"duplicate", head + "params.ranks = [2, 2]\n", harness.ErrDuplicate},
+		{"item", head + "params.ranks = [2, 1]\n", harness.ErrValue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := harness.Parse("x.toml", []byte(tt.text))
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Parse(%q) error = %v, want one that is %v", tt.text, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSweepErrorWithoutFile(t *testing.T) {
+	_, err := harness.Parse("", []byte(head+"params.ranks = 1\n"))
+	if got, want := errText(err), "line 3: params.ranks: 1 is out of range: want 2..65536"; got != want {
+		t.Errorf("Parse(\"\", …) error = %q, want %q", got, want)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(path, []byte(head+"params.window = 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := harness.Load(path)
+	if got, want := errText(err), path+":3: params.window: 0 is out of range: want 1..4096"; got != want {
+		t.Errorf("Load() error = %q, want %q", got, want)
+	}
+
+	missing := filepath.Join(dir, "missing.toml")
+	_, err = harness.Load(missing)
+	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(errText(err), "read sweep ") {
+		t.Errorf("Load(%q) error = %v, want a wrapped os.ErrNotExist", missing, err)
+	}
+}
+
+func TestParseDefaults(t *testing.T) {
+	s := mustParse(t, "name = \"d\"\nbenchmark = \"sendrecv\"\n")
+	p := s.Points()
+	if len(p) != 1 {
+		t.Fatalf("len(Points()) = %d, want 1", len(p))
+	}
+	want := []string{"--benchmark", "sendrecv", "--provider", "auto",
+		"--sizes", "4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304",
+		"--iterations", "100", "--warmup", "10", "--timeout", "60s", "--chunk", "1048576", "--window", "16"}
+	if got := p[0].RunnerArgs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("RunnerArgs() = %q, want %q", got, want)
+	} else if got, want := p[0].Ranks, 2; got != want {
+		t.Errorf("Ranks = %d, want %d", got, want)
+	}
+}
