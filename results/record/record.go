@@ -142,6 +142,7 @@ type Manifest struct {
 	ExitCode  *int           `json:"exit_code,omitempty"` // nil while running
 	Error     string         `json:"error,omitempty"`     // why the launcher failed, when it did
 	TimedOut  bool           `json:"timed_out,omitempty"`
+	Cancelled bool           `json:"cancelled,omitempty"` // stopped by the user or the scheduler
 }
 
 // RankFile returns the file name of rank r's records.

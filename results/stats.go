@@ -1,0 +1,80 @@
+package results
+
+import (
+	"context"
+	"fmt"
+)
+
+// SizeStat aggregates the samples of one run at one message size. The
+// metrics are defined in metric.go and METRICS.md.
+type SizeStat struct {
+	Size         uint64  // message size in bytes
+	Ranks        int     // samples at this size: one per rank, or per rank and peer
+	LatP50Ns     float64 // median over the samples of their p50 latency in ns, one-way
+	BwMinGbps    float64 // the slowest sample's bandwidth, Gbps (1e9 bit/s)
+	BwMedianGbps float64 // the median sample bandwidth, Gbps
+	BwMaxGbps    float64 // the fastest sample's bandwidth, Gbps
+	Iterations   uint64  // the fewest timed iterations of any sample
+}
+
+// sizeStatsSQL aggregates one run's samples per size in SQL: the database
+// holds at most one run's rows of one size in its window at a time, and
+// Go sees one row per size whatever the number of ranks.
+var sizeStatsSQL = `
+	WITH m AS (
+		SELECT s.size, s.iterations,
+			` + sampleGbpsSQL + ` AS gbps,
+			` + sampleLatencyNsSQL + ` AS lat
+		FROM samples s JOIN runs r ON r.id = s.run_id
+		WHERE s.run_id = ?
+	), o AS (
+		SELECT size, iterations, gbps, lat,
+			COUNT(*) OVER (PARTITION BY size) AS n,
+			ROW_NUMBER() OVER (PARTITION BY size ORDER BY gbps) AS gbps_i,
+			ROW_NUMBER() OVER (PARTITION BY size ORDER BY lat) AS lat_i
+		FROM m
+	)
+	SELECT size, n, ` + medianSQL("lat", "lat_i", "n") + `,
+		MIN(gbps), ` + medianSQL("gbps", "gbps_i", "n") + `, MAX(gbps),
+		MIN(iterations)
+	FROM o
+	GROUP BY size
+	ORDER BY size`
+
+// SizeStats returns one row per message size of run runID, in size order,
+// or an error wrapping ErrRunNotFound.
+func (db *DB) SizeStats(ctx context.Context, runID int64) ([]SizeStat, error) {
+	if err := db.runExists(ctx, runID); err != nil {
+		return nil, err
+	}
+	rows, err := db.db.QueryContext(ctx, sizeStatsSQL, runID)
+	if err != nil {
+		return nil, fmt.Errorf("size stats of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var stats []SizeStat
+	for rows.Next() {
+		var s SizeStat
+		if err := rows.Scan(&s.Size, &s.Ranks, &s.LatP50Ns, &s.BwMinGbps,
+			&s.BwMedianGbps, &s.BwMaxGbps, &s.Iterations); err != nil {
+			return nil, fmt.Errorf("size stats of run %d: %w", runID, err)
+		}
+		stats = append(stats, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("size stats of run %d: %w", runID, err)
+	}
+	return stats, nil
+}
+
+// runExists returns nil when run id is stored, or an error wrapping
+// ErrRunNotFound.
+func (db *DB) runExists(ctx context.Context, id int64) error {
+	var n int
+	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = ?`, id).Scan(&n); err != nil {
+		return fmt.Errorf("run %d: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("run %d: %w", id, ErrRunNotFound)
+	}
+	return nil
+}
