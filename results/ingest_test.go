@@ -178,6 +178,16 @@ func TestIngest_Status(t *testing.T) {
 		wantReason: "timed out; no end record from ranks 0-1",
 		wantRanks:  []string{"0:missing:no end record", "1:missing:no end record"},
 	}, {
+		name:  "cancelled",
+		ranks: 2,
+		damage: func(r *testRun) {
+			r.dropEnd(1)
+			r.manifest.Cancelled, r.manifest.ExitCode = true, exitCode(143)
+		},
+		wantStatus: record.StatusCancelled,
+		wantReason: "cancelled; no end record from rank 1",
+		wantRanks:  []string{"0:ok:", "1:missing:no end record"},
+	}, {
 		name:       "rank file missing",
 		ranks:      2,
 		damage:     func(r *testRun) { delete(r.lines, 1) },

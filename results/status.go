@@ -17,13 +17,14 @@ const (
 
 // isRunning reports whether the launcher of m has not exited yet.
 func isRunning(m *record.Manifest) bool {
-	return m.ExitCode == nil && !m.TimedOut && m.Error == ""
+	return m.ExitCode == nil && !m.TimedOut && !m.Cancelled && m.Error == ""
 }
 
 // runVerdict derives the status of a run and the reason for it from its
 // manifest and its rank files. The rules, first match wins:
 //
 //   - timeout: the manifest says the run timed out;
+//   - cancelled: the manifest says the user or the scheduler stopped it;
 //   - running: the launcher has not exited (no exit code, no error);
 //   - failed: a rank's end record says failed (the lowest such rank is
 //     the reason), the manifest carries an error, or the exit code is not 0;
@@ -35,6 +36,8 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	switch {
 	case m.TimedOut:
 		return record.StatusTimeout, joinReasons("timed out", noEndReason(noEnd))
+	case m.Cancelled:
+		return record.StatusCancelled, joinReasons("cancelled", noEndReason(noEnd))
 	case isRunning(m):
 		return record.StatusRunning, ""
 	}
