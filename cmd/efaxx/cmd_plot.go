@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/plots"
+	"efaxx/results"
+)
+
+func newPlotCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "plot",
+		Usage: "draw bandwidth against message size for stored runs",
+		Description: `Draws one line per run: the median bandwidth across ranks (Gbps, counting the
+bytes each rank sent and received) against message size on a log2 axis.
+Choose runs by id, or take every run of a sweep's latest session.
+
+Example:
+   efaxx plot --run 3 --run 4 --out out/write.png
+   efaxx plot --sweep demo --out out/demo.svg
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.Int64SliceFlag{Name: "run", Usage: "a run id to draw (repeat for several)"},
+			&cli.StringFlag{Name: "sweep", Usage: "draw every run of this sweep's latest session"},
+			&cli.StringFlag{Name: "out", Value: "out/bandwidth.png", Usage: "output file, .png or .svg"},
+			&cli.StringFlag{Name: "title", Usage: "figure title (default: the sweep's name)"},
+		},
+		Action: func(c *cli.Context) error {
+			return runPlot(c.Context, c.App.Writer, plotOptions{db: c.String("db"), runs: c.Int64Slice("run"),
+				sweep: c.String("sweep"), out: c.String("out"), title: c.String("title")})
+		},
+	}
+}
+
+type plotOptions struct {
+	db, sweep, out, title string
+	runs                  []int64
+}
+
+func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
+	if (len(o.runs) == 0) == (o.sweep == "") {
+		return &usageError{msg: "plot needs --run IDs or --sweep NAME (one of them)", hint: "efaxx plot --sweep demo"}
+	}
+	db, err := results.Open(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	runs, err := selectRuns(ctx, db, o)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	curves, err := db.Curves(ctx, ids)
+	if err != nil {
+		return err
+	}
+	title := o.title
+	if title == "" {
+		title = runs[0].Sweep
+	}
+	p, err := plots.Bandwidth(curves, title, caption(runs))
+	if err != nil {
+		return fmt.Errorf("plot runs %v: %w", ids, err)
+	}
+	if err := plots.Save(p, o.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s (%d runs)\n", o.out, len(runs))
+	return nil
+}
+
+// selectRuns returns the runs asked for; for --sweep, the runs of the
+// sweep's most recent session (the directory its newest run lives in).
+func selectRuns(ctx context.Context, db *results.DB, o plotOptions) ([]results.Run, error) {
+	if o.sweep == "" {
+		var runs []results.Run
+		for _, id := range o.runs {
+			r, err := db.Run(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("run %d: %w", id, err)
+			}
+			runs = append(runs, *r)
+		}
+		return runs, nil
+	}
+	all, err := db.Runs(ctx, results.RunFilter{Sweep: o.sweep})
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("sweep %q: %w", o.sweep, results.ErrRunNotFound)
+	}
+	session := filepath.Dir(all[0].Dir)
+	var runs []results.Run
+	for _, r := range all {
+		if filepath.Dir(r.Dir) == session {
+			runs = append(runs, r)
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
+	return runs, nil
+}
+
+// caption names where and when the runs were measured, and which they are.
+func caption(runs []results.Run) string {
+	hosts := map[string]bool{}
+	var ids []string
+	var last time.Time
+	for _, r := range runs {
+		for _, h := range r.Hosts {
+			hosts[h] = true
+		}
+		ids = append(ids, fmt.Sprint(r.ID))
+		if r.Started.After(last) {
+			last = r.Started
+		}
+	}
+	var hs []string
+	for h := range hosts {
+		hs = append(hs, h)
+	}
+	sort.Strings(hs)
+	return fmt.Sprintf("host %s, %s, runs %s", dash(strings.Join(hs, ",")), last.UTC().Format("2006-01-02"),
+		strings.Join(ids, ","))
+}

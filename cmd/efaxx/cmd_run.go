@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/results/record"
+)
+
+func newRunCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a sweep on this machine with mpirun and store the results",
+		ArgsUsage: "[SWEEP.toml]",
+		Description: `Expands the sweep (the embedded demo when no file is given), runs each point
+with mpirun, one point at a time, shows progress, stores every rank's
+results in the database as each point ends, and prints a summary: per size,
+the p50 latency and the bandwidth across ranks. Interrupting (Ctrl-C) keeps
+what finished; the point in progress is stored as cancelled.
+
+Example:
+   efaxx run                       # the demo: 2 ranks, shm and tcp
+   efaxx --db lab.db run sweeps/demo.toml
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"},
+				Usage: "efaxx-runner binary (default: next to efaxx, then PATH)"},
+			&cli.StringFlag{Name: "mpirun", Value: "mpirun", Usage: "mpirun binary"},
+		},
+		Action: func(c *cli.Context) error {
+			return runRun(c.Context, runOptions{
+				db: c.String("db"), workdir: c.String("workdir"), sweep: c.Args().First(),
+				runner: c.String("runner"), mpirun: c.String("mpirun"),
+				stdout: c.App.Writer, stderr: c.App.ErrWriter,
+			})
+		},
+	}
+}
+
+type runOptions struct {
+	db, workdir, sweep, runner, mpirun string
+	stdout, stderr                     io.Writer
+}
+
+func runRun(ctx context.Context, o runOptions) error {
+	s, err := loadSweep(o.sweep)
+	if err != nil {
+		return err
+	}
+	runner, err := findRunner(o.runner)
+	if err != nil {
+		return err
+	}
+	db, err := results.Open(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	local := &harness.Local{Runner: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr}
+	fmt.Fprintf(o.stderr, "sweep %q: %d points, results into %s\n", s.Name, len(s.Points()), o.db)
+	session, runs, runErr := local.Run(ctx, db, s)
+	if len(runs) > 0 {
+		if err := printSummary(ctx, o.stdout, db, runs); err != nil {
+			return err
+		}
+	}
+	if session != nil {
+		fmt.Fprintf(o.stdout, "\nrun directory: %s\n", session.Dir)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	for _, r := range runs {
+		if r.Stored.Status != record.StatusOK {
+			return errFound
+		}
+	}
+	return nil
+}
+
+func printSummary(ctx context.Context, w io.Writer, db *results.DB, runs []harness.LocalRun) error {
+	t := &table{header: sizeHeader("RUN", "POINT", "STATUS")}
+	for _, r := range runs {
+		stats, err := db.SizeStats(ctx, r.Stored.ID)
+		if err != nil {
+			return err
+		}
+		lead := []string{fmt.Sprint(r.Stored.ID), r.Point.Label(), r.Stored.Status}
+		if len(stats) == 0 {
+			t.add(append(lead, "-", "-", "-", "-", "-", "-")...)
+		}
+		for _, st := range stats {
+			t.add(append(lead, sizeCells(st)...)...)
+		}
+	}
+	fmt.Fprintln(w)
+	return writeTable(w, "table", t)
+}
+
+// findRunner locates efaxx-runner: the flag, then next to this binary, then PATH.
+func findRunner(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "efaxx-runner")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("efaxx-runner"); err == nil {
+		return filepath.Abs(p)
+	}
+	return "", &usageError{msg: "efaxx-runner not found next to efaxx or on PATH",
+		hint: "make build, or efaxx run --runner PATH"}
+}
+

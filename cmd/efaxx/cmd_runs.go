@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/results"
+)
+
+func newRunsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "runs",
+		Usage: "list stored runs, newest first",
+		Description: `Lists the runs in the database with their status, point and where they ran.
+
+Example:
+   efaxx runs --benchmark write --since now-7d --status ok
+   efaxx runs --format json
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "benchmark", Usage: "only this benchmark"},
+			&cli.StringFlag{Name: "status", Usage: "only this status: ok, failed, partial, timeout, cancelled, running"},
+			&cli.StringFlag{Name: "sweep", Usage: "only this sweep (name or hash)"},
+			&cli.StringFlag{Name: "since", Usage: "only runs started at or after: now-7d, now-12h, 2026-11-01, RFC 3339"},
+			&cli.StringFlag{Name: "until", Usage: "only runs started before (same forms as --since)"},
+			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many runs (0: all)"},
+			formatFlag,
+		},
+		Action: func(c *cli.Context) error {
+			f := results.RunFilter{Benchmark: c.String("benchmark"), Status: c.String("status"),
+				Sweep: c.String("sweep"), Limit: c.Int("limit")}
+			var err error
+			if f.Since, err = parseWhen(c.String("since"), time.Now()); err != nil {
+				return err
+			}
+			if f.Until, err = parseWhen(c.String("until"), time.Now()); err != nil {
+				return err
+			}
+			return runRuns(c.Context, c.App.Writer, c.String("db"), c.String("format"), f)
+		},
+	}
+}
+
+func runRuns(ctx context.Context, w io.Writer, dbPath, format string, f results.RunFilter) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	db, err := results.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	runs, err := db.Runs(ctx, f)
+	if err != nil {
+		return err
+	}
+	t := &table{header: []string{"RUN", "STARTED", "SWEEP", "POINT", "STATUS", "RANKS", "PROVIDER", "HOSTS", "SAMPLES"},
+		records: runs}
+	for _, r := range runs {
+		t.add(fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), r.Sweep, runLabel(r), r.Status,
+			fmt.Sprint(r.Ranks), dash(r.Provider), dash(strings.Join(r.Hosts, ",")), fmt.Sprint(r.Samples))
+	}
+	if t.records == nil {
+		t.records = []results.Run{}
+	}
+	return writeTable(w, format, t)
+}
+
+// runLabel names a run by its benchmark and the provider it asked for.
+func runLabel(r results.Run) string {
+	if p, ok := r.Params["provider"]; ok {
+		return fmt.Sprintf("%s provider=%v", r.Benchmark, p)
+	}
+	return r.Benchmark
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// parseWhen reads a time bound: "" (none), now-<duration> with d for days,
+// a date, or RFC 3339.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if rest, ok := strings.CutPrefix(s, "now-"); ok {
+		d, err := parseAgo(rest)
+		if err != nil {
+			return time.Time{}, &usageError{msg: fmt.Sprintf("time %q: %v", s, err), hint: "now-7d, now-12h or 2026-11-01"}
+		}
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, &usageError{msg: fmt.Sprintf("time %q: not now-<duration>, a date or RFC 3339", s),
+		hint: "now-7d, now-12h or 2026-11-01"}
+}
+
+func parseAgo(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(days, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != days {
+			return 0, fmt.Errorf("bad day count %q", days)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+)
+
+func newValidateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "check sweep files; report every error with file:line",
+		ArgsUsage: "SWEEP.toml...",
+		Description: `Parses each sweep strictly (unknown keys, wrong types, impossible size
+ranges and empty expansions are errors) and reports every error found, each
+as file:line: key: message.
+
+Example:
+   efaxx validate sweeps/demo.toml
+
+` + exitCodesHelp,
+		Action: func(c *cli.Context) error {
+			return runValidate(c.App.Writer, c.Args().Slice())
+		},
+	}
+}
+
+func runValidate(w io.Writer, files []string) error {
+	if len(files) == 0 {
+		return &usageError{msg: "validate needs a sweep file", hint: "efaxx validate sweeps/demo.toml"}
+	}
+	var all harness.ErrorList
+	for _, file := range files {
+		s, err := harness.Load(file)
+		var list harness.ErrorList
+		switch {
+		case errors.As(err, &list):
+			all = append(all, list...)
+		case err != nil:
+			return err
+		default:
+			fmt.Fprintf(w, "%s: ok: sweep %q, %d points\n", file, s.Name, len(s.Points()))
+		}
+	}
+	if len(all) > 0 {
+		return all
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"efaxx/results"
+	"efaxx/results/record"
+)
+
+// Local runs sweeps on this machine with mpirun: the default executor, and
+// the one a new user meets first.
+type Local struct {
+	Runner   string    // path of efaxx-runner
+	Mpirun   string    // path of mpirun; "" means "mpirun" on PATH
+	Workdir  string    // where session directories are created
+	Progress io.Writer // progress lines; nil for none
+	CPUs     int       // cores available to ranks; 0 means runtime.NumCPU()
+	Now      func() time.Time
+}
+
+// LocalRun is one point's run as it was launched and stored.
+type LocalRun struct {
+	Point  Point
+	Dir    string
+	Stored results.IngestedRun
+}
+
+// ErrInterrupted is returned when the context ends a sweep early. The runs
+// finished so far are stored; the one in progress is stored as cancelled.
+var ErrInterrupted = errors.New("sweep interrupted")
+
+// Run executes every point of s in a new session, one mpirun at a time,
+// and ingests each run into db as soon as it ends, so an interruption
+// loses nothing that finished.
+func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []LocalRun, error) {
+	if _, err := exec.LookPath(l.mpirun()); err != nil {
+		return nil, nil, fmt.Errorf("mpirun not found (install openmpi-bin, or run `make deps`): %w", err)
+	}
+	ss, err := NewSession(l.Workdir, s, l.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	points := s.Points()
+	var runs []LocalRun
+	for i, p := range points {
+		l.printf("[%d/%d] %s: starting %d ranks\n", i+1, len(points), p.Label(), p.Ranks)
+		run, err := l.runPoint(ctx, db, ss, p)
+		if err != nil {
+			return ss, runs, err
+		}
+		runs = append(runs, run)
+		l.printf("[%d/%d] %s: %s (run %d, %d samples)%s\n", i+1, len(points), p.Label(),
+			run.Stored.Status, run.Stored.ID, run.Stored.Samples, reasonSuffix(run.Stored.Reason))
+		if ctx.Err() != nil {
+			return ss, runs, ErrInterrupted
+		}
+	}
+	return ss, runs, nil
+}
+
+func (l *Local) runPoint(ctx context.Context, db *results.DB, ss *Session, p Point) (LocalRun, error) {
+	dir := ss.RunDir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return LocalRun{}, fmt.Errorf("create run directory: %w", err)
+	}
+	m := ss.Manifest(p, "local")
+	m.Command = append([]string{l.mpirun()}, l.mpirunArgs(p, dir)...)
+	m.StartNs = l.now().UnixNano()
+	if err := WriteManifest(dir, m); err != nil {
+		return LocalRun{}, err
+	}
+	l.launch(ctx, dir, p, m)
+	m.EndNs = l.now().UnixNano()
+	if err := WriteManifest(dir, m); err != nil {
+		return LocalRun{}, err
+	}
+	// Store what happened even when the user interrupted us.
+	rep, err := db.Ingest(context.WithoutCancel(ctx), dir)
+	if err != nil {
+		return LocalRun{}, err
+	}
+	for _, pr := range rep.Problems {
+		l.printf("  warning: %s\n", pr)
+	}
+	if len(rep.Runs) != 1 {
+		return LocalRun{}, fmt.Errorf("ingest %s: stored %d runs, want 1", dir, len(rep.Runs))
+	}
+	return LocalRun{Point: p, Dir: dir, Stored: rep.Runs[0]}, nil
+}
+
+// launch runs mpirun for p, logging to launcher.log, and records how it
+// ended in m.
+func (l *Local) launch(ctx context.Context, dir string, p Point, m *record.Manifest) {
+	log, err := os.Create(dir + "/launcher.log")
+	if err != nil {
+		m.Error = fmt.Sprintf("create launcher.log: %v", err)
+		return
+	}
+	defer log.Close()
+	cmd := exec.CommandContext(ctx, m.Command[0], m.Command[1:]...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) } // mpirun then stops its ranks
+	cmd.WaitDelay = 15 * time.Second
+	if err := cmd.Start(); err != nil {
+		m.Error = fmt.Sprintf("start mpirun: %v", err)
+		return
+	}
+	stop := l.watch(dir, p, cmd)
+	err = cmd.Wait()
+	timedOut := stop()
+	code := cmd.ProcessState.ExitCode()
+	m.ExitCode = &code
+	switch {
+	case timedOut:
+		m.TimedOut = true
+	case ctx.Err() != nil:
+		m.Cancelled = true
+	case err != nil && code != 0:
+		m.Error = lastLines(dir+"/launcher.log", 3)
+	}
+}
+
+// watch prints progress while the ranks run, and kills a launch whose ranks
+// have not all started within the point's timeout plus a minute: after
+// start-up, every wait in the runner has its own deadline. The returned
+// function stops watching and reports whether it killed the launch.
+func (l *Local) watch(dir string, p Point, cmd *exec.Cmd) func() bool {
+	done := make(chan struct{})
+	killed := make(chan bool, 1)
+	go func() {
+		startBy := time.Now().Add(p.Timeout + time.Minute)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		shown := -1
+		for {
+			select {
+			case <-done:
+				killed <- false
+				return
+			case <-tick.C:
+			}
+			started, sizes := progress(dir, p.Ranks)
+			if sizes != shown && started == p.Ranks {
+				l.printf("  %s: %d/%d sizes\n", p.Label(), sizes, len(p.Sizes))
+				shown = sizes
+			}
+			if started < p.Ranks && time.Now().After(startBy) {
+				cmd.Process.Signal(syscall.SIGTERM)
+				<-done
+				killed <- true
+				return
+			}
+		}
+	}()
+	return func() bool { close(done); return <-killed }
+}
+
+func (l *Local) mpirunArgs(p Point, dir string) []string {
+	var args []string
+	if os.Geteuid() == 0 {
+		args = append(args, "--allow-run-as-root")
+	}
+	args = append(args, "-np", strconv.Itoa(p.Ranks))
+	if p.Ranks > l.cpus() {
+		args = append(args, "--oversubscribe")
+	}
+	args = append(args, l.Runner)
+	args = append(args, p.RunnerArgs()...)
+	if p.Provider == "tcp" {
+		args = append(args, "--nic", "lo") // a local run talks over loopback only
+	}
+	return append(args, "--out", dir)
+}
+
+func (l *Local) mpirun() string {
+	if l.Mpirun != "" {
+		return l.Mpirun
+	}
+	return "mpirun"
+}
+
+func (l *Local) cpus() int {
+	if l.CPUs > 0 {
+		return l.CPUs
+	}
+	return runtime.NumCPU()
+}
+
+func (l *Local) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+func (l *Local) printf(format string, args ...any) {
+	if l.Progress != nil {
+		fmt.Fprintf(l.Progress, format, args...)
+	}
+}
+
+func reasonSuffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
+}

@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"efaxx/results/record"
+)
+
+// progress reads a run directory while its ranks write it: how many ranks
+// have written their fingerprint, and how many sizes rank 0 has finished
+// (it writes one sample per peer and size).
+func progress(dir string, ranks int) (started, sizes int) {
+	for r := 0; r < ranks; r++ {
+		if fi, err := os.Stat(filepath.Join(dir, record.RankFile(r))); err == nil && fi.Size() > 0 {
+			started++
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, record.RankFile(0)))
+	if err != nil || ranks < 2 {
+		return started, 0
+	}
+	samples := bytes.Count(data, []byte(`"type":"sample"`))
+	return started, samples / (ranks - 1)
+}
+
+// lastLines returns the last n non-empty lines of a text file, joined by
+// "; ", for an error message.
+func lastLines(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "---") {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}

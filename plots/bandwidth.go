@@ -1,0 +1,77 @@
+// Package plots draws efaxx figures from the results store with gonum/plot.
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"efaxx/results"
+)
+
+// ErrNoData is returned when there is nothing to draw: a figure is never
+// saved empty.
+var ErrNoData = errors.New("plots: no samples to draw")
+
+// Bandwidth draws network bandwidth in Gbps against message size on a log2
+// axis, one line per curve. caption goes under the axis label: which
+// machine, when, which runs.
+func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "message size (bytes)"
+	if caption != "" {
+		p.X.Label.Text += "\n" + caption
+	}
+	p.Y.Label.Text = "bandwidth, Gbps (1e9 bit/s; bytes each rank sent + received)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = SizeTicks{}
+	p.Y.Min = 0
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	drawn := 0
+	for i, c := range curves {
+		if len(c.Points) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(c.Points))
+		for j, pt := range c.Points {
+			xys[j] = plotter.XY{X: float64(pt.Size), Y: pt.Gbps}
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("curve %q: %w", c.Label, err)
+		}
+		line.LineStyle, points.GlyphStyle = seriesStyle(i)
+		p.Add(line, points)
+		p.Legend.Add(c.Label, line, points)
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, ErrNoData
+	}
+	return p, nil
+}
+
+// Save writes p to path as PNG or SVG (by extension) at README width.
+func Save(p *plot.Plot, path string) error {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", ".svg":
+	default:
+		return fmt.Errorf("save figure %q: want a .png or .svg file, got %q", path, ext)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save figure %q: %w", path, err)
+	}
+	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
+		return fmt.Errorf("save figure %q: %w", path, err)
+	}
+	return nil
+}
