@@ -277,7 +277,7 @@ func TestPointsTooMany(t *testing.T) {
 	text := "name = \"big\"\nbenchmark = \"write\"\n[params]\nwindow = [" + strings.Join(windows, ",") +
 		"]\nranks = [" + strings.Join(ranks, ",") + "]\n"
 	_, err := harness.Parse("big.toml", []byte(text))
-	if got, want := errText(err), "big.toml: sweep expands to more than 100000 points"; got != want {
+	if got, want := errText(err), "big.toml: sweep expands to more than 10000 points"; got != want {
 		t.Errorf("Parse() error = %q, want %q", got, want)
 	}
 }

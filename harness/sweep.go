@@ -14,9 +14,10 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// MaxPoints is the most points a sweep may expand to. A sweep larger than
-// that is almost always a list given where a range or a scalar was meant.
-const MaxPoints = 100_000
+// MaxPoints is the most points a sweep may expand to. Each point is a job
+// step of its own, so a sweep larger than that is almost always a list given
+// where a range or a scalar was meant, and would take days to run.
+const MaxPoints = 10_000
 
 // maxNameLen bounds Sweep.Name, which names directories.
 const maxNameLen = 128
