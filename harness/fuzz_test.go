@@ -1,0 +1,93 @@
+package harness_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"efaxx/harness"
+)
+
+// FuzzParseSweep checks that Parse never panics, that it answers the same
+// bytes the same way, and that every sweep it accepts expands to at least
+// one well-formed point. Seeds: testdata/expand/*.toml and
+// testdata/fuzz/FuzzParseSweep.
+func FuzzParseSweep(f *testing.F) {
+	inputs, err := filepath.Glob("testdata/expand/*.toml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, in := range inputs {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := harness.Parse("f.toml", data)
+		again, errAgain := harness.Parse("f.toml", data)
+		if errText(err) != errText(errAgain) {
+			t.Fatalf("Parse is not deterministic:\n%v\nthen:\n%v", err, errAgain)
+		}
+		if err != nil {
+			checkErrors(t, err)
+			return
+		}
+		points := s.Points()
+		if len(points) == 0 {
+			t.Fatalf("accepted sweep expands to no points")
+		}
+		if !reflect.DeepEqual(points, again.Points()) {
+			t.Fatalf("Points differ between two parses of the same bytes")
+		}
+		for i, p := range points {
+			checkPoint(t, i, p)
+		}
+	})
+}
+
+// checkErrors checks that a rejection is a non-empty ErrorList of errors
+// that name the file.
+func checkErrors(t *testing.T, err error) {
+	var list harness.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("Parse error %#v is not a non-empty ErrorList", err)
+	}
+	for _, e := range list {
+		if e.Err == nil || !strings.HasPrefix(e.Error(), "f.toml") {
+			t.Fatalf("malformed error %#v", e)
+		}
+	}
+}
+
+// checkPoint checks what a runner relies on in a point.
+func checkPoint(t *testing.T, i int, p harness.Point) {
+	if p.Index != i || len(p.Sizes) == 0 || len(p.Hash) != 16 || p.Label() == "" {
+		t.Fatalf("malformed point %d: %+v", i, p)
+	}
+	if args := p.RunnerArgs(); len(args)%2 != 0 || args[0] != "--benchmark" || args[1] != p.Benchmark {
+		t.Fatalf("point %d: RunnerArgs() = %q", i, args)
+	}
+}
+
+// FuzzParseSize checks that ParseSize never panics, that what it accepts is
+// at least one byte and survives FormatSize, and that its errors are ErrSize.
+func FuzzParseSize(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := harness.ParseSize(s)
+		if err != nil {
+			if n != 0 || !errors.Is(err, harness.ErrSize) {
+				t.Fatalf("ParseSize(%q) = %d, %v; want 0 and an ErrSize", s, n, err)
+			}
+			return
+		}
+		text := harness.FormatSize(n)
+		if back, err := harness.ParseSize(text); n == 0 || back != n || err != nil {
+			t.Fatalf("ParseSize(%q) = %d; ParseSize(FormatSize = %q) = %d, %v", s, n, text, back, err)
+		}
+	})
+}
