@@ -59,6 +59,7 @@ func (d *document) children(e entry) []entry {
 	if _, ok := e.value.(map[string]any); !ok {
 		return nil
 	}
+	// A table always decodes into a map of Primitives: this cannot fail.
 	var prims map[string]toml.Primitive
 	if err := d.md.PrimitiveDecode(e.prim, &prims); err != nil {
 		return nil
