@@ -123,4 +123,3 @@ func findRunner(flag string) (string, error) {
 	return "", &usageError{msg: "efaxx-runner not found next to efaxx or on PATH",
 		hint: "make build, or efaxx run --runner PATH"}
 }
-

@@ -102,6 +102,7 @@ queries, compares and plots them.
 			newValidateCommand(),
 			newPlanCommand(),
 			newRunCommand(),
+			newIngestCommand(),
 			newRunsCommand(),
 			newShowCommand(),
 			newPlotCommand(),

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const smallSweep = `name = "small"
+benchmark = ["sendrecv", "write"]
+
+[params]
+provider   = ["shm", "tcp"]
+ranks      = 2
+sizes      = "4KiB..256KiB x8"
+iterations = 20
+warmup     = 3
+timeout    = "20s"
+`
+
+// TestRunStoresRealRanks runs 2 real ranks over shm and over tcp through
+// mpirun, and checks what lands in SQLite, and that ingesting the same
+// directories again adds nothing.
+func TestRunStoresRealRanks(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	sweep := writeFile(t, filepath.Join(dir, "small.toml"), smallSweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM runs WHERE status = 'ok'`); got != 4 {
+		t.Errorf("ok runs = %d, want 4", got)
+	}
+	// 3 sizes (4K, 32K, 256K) x 2 ranks, each rank one sample per size.
+	for _, prov := range []string{"shm", "tcp;ofi_rxm"} {
+		n := count(t, db, `SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.provider = ?`, prov)
+		if n != 2*3*2 {
+			t.Errorf("samples over %s = %d, want 12", prov, n)
+		}
+	}
+	if !strings.Contains(stdout, "256KiB") || !strings.Contains(stderr, "[4/4]") {
+		t.Errorf("summary or progress missing:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+
+	before := tables(t, db)
+	if code, _, stderr := efaxx(t, "--db", db, "ingest", filepath.Join(dir, "runs")); code != 0 {
+		t.Fatalf("efaxx ingest = %d: %s", code, stderr)
+	}
+	if after := tables(t, db); after != before {
+		t.Errorf("rows after re-ingest = %v, want %v", after, before)
+	}
+}
+
+func tables(t *testing.T, db string) [5]int {
+	var n [5]int
+	for i, table := range []string{"sweeps", "points", "runs", "ranks", "samples"} {
+		n[i] = count(t, db, "SELECT COUNT(*) FROM "+table)
+	}
+	return n
+}
+
+// TestRunCorruptPayloadFails proves verification: one flipped byte on the
+// wire fails the point instead of producing a number.
+func TestRunCorruptPayloadFails(t *testing.T) {
+	for _, bench := range []string{"sendrecv", "write"} {
+		t.Run(bench, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "test.db")
+			sweep := writeFile(t, filepath.Join(dir, "c.toml"), `name = "corrupt"
+benchmark = "`+bench+`"
+[params]
+provider = "shm"
+sizes = ["4KiB", "64KiB", "1MiB"]
+iterations = 10
+warmup = 2
+timeout = "20s"
+`)
+			t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "65536")
+			code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+			if code != 1 {
+				t.Fatalf("efaxx run = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			var status, reason string
+			sqlRow(t, db, `SELECT status, reason FROM runs`, &status, &reason)
+			if status != "failed" || !strings.Contains(reason, "payload mismatch") || !strings.Contains(reason, "size 65536") {
+				t.Errorf("run = %s (%s), want failed with a payload mismatch at size 65536", status, reason)
+			}
+			// The size measured before the corruption is kept.
+			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 4096`); n == 0 {
+				t.Error("no samples kept from before the failure")
+			}
+			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 65536 AND role = 'target'`); n != 0 {
+				t.Errorf("the corrupted size left %d target samples, want 0", n)
+			}
+		})
+	}
+}
+
+func TestValidateNamesTheLine(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "typo.toml"), `name = "typo"
+benchmark = "write"
+
+[params]
+sizez = "4KiB..1MiB"
+ranks = "two"
+`)
+	code, _, stderr := efaxx(t, "validate", file)
+	if code != 1 {
+		t.Fatalf("validate = %d, want 1", code)
+	}
+	for _, want := range []string{file + ":5: params.sizez: unknown key", file + ":6: params.ranks"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code, stdout, _ := efaxx(t, "validate", "../../sweeps/demo.toml"); code != 0 || !strings.Contains(stdout, "4 points") {
+		t.Errorf("validate demo = %d, %q", code, stdout)
+	}
+}
