@@ -114,6 +114,9 @@ func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string) ([]Pr
 	n := 0
 	for sc.Scan() {
 		n++
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		msg, err := f.add(ctx, w, sc.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)

@@ -182,7 +182,10 @@ func (w *sampleWriter) insert(ctx context.Context, s *record.Sample) (bool, stri
 	if msg != "" {
 		return false, msg, nil
 	}
-	res, err := w.stmt.ExecContext(ctx, args...)
+	// The caller checks ctx between lines. An insert takes microseconds,
+	// and go-sqlite3 starts a goroutine per statement to watch a context
+	// that can be cancelled, which would cost more than the insert.
+	res, err := w.stmt.ExecContext(context.WithoutCancel(ctx), args...)
 	if err != nil {
 		return false, "", err
 	}
