@@ -169,6 +169,8 @@ func (l *Local) mpirunArgs(p Point, dir string) []string {
 	if os.Geteuid() == 0 {
 		args = append(args, "--allow-run-as-root")
 	}
+	// Keep MPI's own traffic (bootstrap only) on shared memory and loopback.
+	args = append(args, "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo")
 	args = append(args, "-np", strconv.Itoa(p.Ranks))
 	if p.Ranks > l.cpus() {
 		args = append(args, "--oversubscribe")

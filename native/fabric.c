@@ -10,7 +10,7 @@
 
 #define MR_BITS (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
 
-static struct fi_info *make_hints(const char *prov, const char *nic)
+static struct fi_info *make_hints(const char *prov)
 {
 	struct fi_info *h = fi_allocinfo();
 	if (!h)
@@ -21,25 +21,46 @@ static struct fi_info *make_hints(const char *prov, const char *nic)
 	h->domain_attr->mr_mode = MR_BITS;
 	h->domain_attr->threading = FI_THREAD_DOMAIN;
 	h->fabric_attr->prov_name = strdup(prov);
-	if (nic && *nic)
-		h->domain_attr->name = strdup(nic);
 	return h;
+}
+
+/* pick_domain keeps the entry for the asked domain (NIC): utility providers
+ * such as ofi_rxm list every domain whatever the hint says. */
+static int pick_domain(efx_ctx *c, const char *prov)
+{
+	const char *nic = c->cfg.nic;
+	if (!nic || !*nic)
+		return 0;
+	char seen[512] = "";
+	for (struct fi_info *i = c->fi; i; i = i->next) {
+		if (strcmp(i->domain_attr->name, nic) == 0) {
+			struct fi_info *one = fi_dupinfo(i);
+			fi_freeinfo(c->fi);
+			c->fi = one;
+			return one ? 0 : efx_fail(c->err, "fi_dupinfo: out of memory");
+		}
+		if (!strstr(seen, i->domain_attr->name))
+			snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s", seen[0] ? ", " : "",
+				 i->domain_attr->name);
+	}
+	return efx_fail(c->err, "provider \"%s\" offers no domain \"%s\" here; it offers: %s", prov, nic, seen);
 }
 
 static int get_info(efx_ctx *c, const char *prov, bool quiet)
 {
-	struct fi_info *h = make_hints(prov, c->cfg.nic);
+	struct fi_info *h = make_hints(prov);
 	if (!h)
 		return efx_fail(c->err, "fi_allocinfo: out of memory");
 	int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, h, &c->fi);
 	fi_freeinfo(h);
 	if (ret && !quiet)
 		return efx_fail(c->err,
-				"provider \"%s\"%s%s is not usable here for FI_EP_RDM with FI_MSG|FI_RMA (fi_getinfo: %s); "
+				"provider \"%s\" is not usable here for FI_EP_RDM with FI_MSG|FI_RMA (fi_getinfo: %s); "
 				"`fi_info -l` lists the providers",
-				prov, c->cfg.nic && *c->cfg.nic ? " on " : "", c->cfg.nic ? c->cfg.nic : "",
-				fi_strerror(-ret));
-	return ret ? -1 : 0;
+				prov, fi_strerror(-ret));
+	if (ret)
+		return -1;
+	return pick_domain(c, prov);
 }
 
 /* resolve_provider turns "auto" into efa, then shm on one node, else tcp. */

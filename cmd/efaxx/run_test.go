@@ -39,6 +39,11 @@ func TestRunStoresRealRanks(t *testing.T) {
 			t.Errorf("samples over %s = %d, want 12", prov, n)
 		}
 	}
+	// Local tcp runs must talk over loopback only.
+	if n := count(t, db, `SELECT COUNT(*) FROM ranks k JOIN runs r ON r.id = k.run_id
+		WHERE r.provider = 'tcp;ofi_rxm' AND json_extract(k.fingerprint, '$.domain') = 'lo'`); n != 4 {
+		t.Errorf("tcp ranks on domain lo = %d, want 4", n)
+	}
 	if !strings.Contains(stdout, "256KiB") || !strings.Contains(stderr, "[4/4]") {
 		t.Errorf("summary or progress missing:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
