@@ -162,7 +162,7 @@ func (db *DB) ingestRun(ctx context.Context, tx *sql.Tx, dir string, m *record.M
 		}
 	}
 
-	files, problems, err := readRanks(ctx, tx, out.ID, dir, m.Ranks)
+	files, problems, err := readRanks(ctx, tx, out.ID, dir, m)
 	if err != nil {
 		return out, nil, err
 	}

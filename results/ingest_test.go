@@ -125,6 +125,50 @@ func TestIngest_Garbled(t *testing.T) {
 	}
 }
 
+func TestIngest_UnterminatedTail(t *testing.T) {
+	tests := []struct {
+		name        string
+		exit        *int
+		wantStatus  string
+		wantProblem bool
+	}{
+		{"running: the runner is mid-write", nil, record.StatusRunning, false},
+		{"finished: the line was cut", exitCode(0), record.StatusPartial, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := MustOpenDB(t)
+			r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096)
+			r.manifest.ExitCode = tt.exit
+			r.dropEnd(1)
+			line := r.lines[1][2]
+			r.lines[1] = r.lines[1][:2]
+			dir := r.write(t, t.TempDir(), "000-p1")
+			path := filepath.Join(dir, record.RankFile(1))
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteString(line[:len(line)/2]); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+
+			rep := mustIngest(t, db, dir)
+			if got := rep.Runs[0]; got.Status != tt.wantStatus || got.Samples != 3 {
+				t.Errorf("run = %+v, want %s with 3 samples", got, tt.wantStatus)
+			}
+			var want []results.Problem
+			if tt.wantProblem {
+				want = []results.Problem{{File: path, Line: 3, Msg: "unexpected end of JSON input"}}
+			}
+			if !reflect.DeepEqual(rep.Problems, want) {
+				t.Errorf("problems = %v, want %v", rep.Problems, want)
+			}
+		})
+	}
+}
+
 func TestIngest_Status(t *testing.T) {
 	tests := []struct {
 		name       string

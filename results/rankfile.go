@@ -32,11 +32,12 @@ type rankFile struct {
 	samples  int          // sample rows this ingest added
 }
 
-// readRanks reads the rank files of dir, storing their samples in run
-// runID. It returns one rankFile per rank 0..want-1, present or not, plus
-// one per other rank file present, in rank order.
-func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, want int) ([]rankFile, []Problem, error) {
-	ranks, present, err := rankSet(dir, want)
+// readRanks reads the rank files of dir, the run directory of m, storing
+// their samples in run runID. It returns one rankFile per rank
+// 0..m.Ranks-1, present or not, plus one per other rank file present, in
+// rank order.
+func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
+	ranks, present, err := rankSet(dir, m.Ranks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -51,7 +52,7 @@ func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, want in
 	for _, r := range ranks {
 		f := rankFile{rank: r, found: present[r]}
 		if f.found {
-			p, err := f.read(ctx, w, filepath.Join(dir, record.RankFile(r)))
+			p, err := f.read(ctx, w, filepath.Join(dir, record.RankFile(r)), isRunning(m))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -101,7 +102,9 @@ func rankOfFile(name string) (int, bool) {
 
 // read streams the file at path line by line. Lines that are not usable
 // records come back as Problems; only I/O and database errors stop it.
-func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string) ([]Problem, error) {
+// While the run is running, a last line without its newline is one the
+// runner is still writing: it is left for the next ingest, not reported.
+func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string, running bool) ([]Problem, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -110,6 +113,8 @@ func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string) ([]Pr
 
 	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var tail tailSplit
+	sc.Split(tail.split)
 	var problems []Problem
 	n := 0
 	for sc.Scan() {
@@ -121,7 +126,7 @@ func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string) ([]Pr
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-		if msg != "" {
+		if msg != "" && !(running && tail.unterminated) {
 			f.badLines++
 			problems = append(problems, Problem{File: path, Line: n, Msg: msg})
 		}
@@ -134,6 +139,21 @@ func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string) ([]Pr
 		return nil, err
 	}
 	return problems, nil
+}
+
+// tailSplit splits lines as bufio.ScanLines does and notes whether the
+// last line lacked its newline.
+type tailSplit struct {
+	unterminated bool
+}
+
+// split is a bufio.SplitFunc.
+func (t *tailSplit) split(data []byte, atEOF bool) (int, []byte, error) {
+	advance, token, err := bufio.ScanLines(data, atEOF)
+	if atEOF && token != nil && bytes.IndexByte(data, '\n') < 0 {
+		t.unterminated = true
+	}
+	return advance, token, err
 }
 
 // add takes one line of the file. It returns why the line was skipped, or
