@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -131,5 +132,19 @@ func TestOpen_NewerSchema(t *testing.T) {
 	if db, err := results.Open(t.Context(), path); err == nil {
 		db.Close()
 		t.Fatal("Open of a store with schema version 9999 succeeded, want an error")
+	}
+}
+
+func TestOpen_Path(t *testing.T) {
+	// The path travels inside a file: URI, so characters that mean something
+	// there must still name the file they say.
+	for _, name := range []string{"plain.db", "with space.db", "hash#.db", "question?.db", "percent%20.db"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			mustOpenPath(t, path)
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("Open(%q) did not create it: %v", path, err)
+			}
+		})
 	}
 }
