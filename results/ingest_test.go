@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"efaxx/results"
 	"efaxx/results/record"
@@ -16,6 +17,8 @@ import (
 
 func TestIngest_Rows(t *testing.T) {
 	db := MustOpenDB(t)
+	now := time.Unix(1_800_000_000, 0)
+	db.Now = func() time.Time { return now }
 	session := t.TempDir()
 	dir := newTestRun("uid-1", "sendrecv", 2, 1024, 4096, 65536).write(t, session, "000-p1")
 
@@ -35,6 +38,14 @@ func TestIngest_Rows(t *testing.T) {
 	}
 	if got, want := rankStatuses(t, db, 1), []string{"0:ok:", "1:ok:"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ranks = %q, want %q", got, want)
+	}
+	var ingested, created int64
+	if err := results.SQLDB(db).QueryRowContext(t.Context(), `
+		SELECT r.ingested_ns, s.created_ns FROM runs r, sweeps s WHERE r.id = 1`).Scan(&ingested, &created); err != nil {
+		t.Fatal(err)
+	}
+	if ingested != now.UnixNano() || created != now.UnixNano() {
+		t.Errorf("ingested_ns, created_ns = %d, %d, want DB.Now() %d", ingested, created, now.UnixNano())
 	}
 }
 
