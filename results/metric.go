@@ -1,7 +1,7 @@
 package results
 
 // The derived numbers of the store are defined here, once, as SQL that the
-// queries splice in; METRICS.md documents them for users. Queries never
+// queries splice in; docs/metrics.md documents them for users. Queries never
 // spell a formula themselves.
 //
 // The expressions read a samples row as s and its runs row as r.

@@ -12,23 +12,23 @@ import (
 
 // Run is one run, one attempt at one point, as the store holds it.
 type Run struct {
-	ID        int64          // the number users type
-	UID       string         // unique across stores
-	Sweep     string         // the sweep's name
-	Benchmark string         // "sendrecv", "write", ...
-	Point     string         // the point's content hash
-	Params    map[string]any // the point's resolved parameters, sizes excluded; JSON numbers are float64
-	Status    string         // record.StatusOK, StatusFailed, ...
-	Reason    string         // why the status is not ok; empty when it is
-	Provider  string         // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
-	Ranks     int            // ranks launched
-	Hosts     []string       // distinct hosts, in rank order
-	Executor  string         // "local" or "slurm"
-	Started   time.Time      // when the launcher started
-	Finished  time.Time      // when the launcher exited; zero while running
-	ExitCode  *int           // the launcher's exit code; nil while running
-	Dir       string         // the run directory, absolute, as of the latest ingest
-	Samples   int            // sample rows stored
+	ID        int64          `json:"id"`               // the number users type
+	UID       string         `json:"uid"`              // unique across stores
+	Sweep     string         `json:"sweep"`            // the sweep's name
+	Benchmark string         `json:"benchmark"`        // "sendrecv", "write", ...
+	Point     string         `json:"point"`            // the point's content hash
+	Params    map[string]any `json:"params"`           // the point's resolved parameters, sizes excluded; JSON numbers are float64
+	Status    string         `json:"status"`           // record.StatusOK, StatusFailed, ...
+	Reason    string         `json:"reason,omitempty"` // why the status is not ok; empty when it is
+	Provider  string         `json:"provider"`         // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
+	Ranks     int            `json:"ranks"`            // ranks launched
+	Hosts     []string       `json:"hosts"`            // distinct hosts, in rank order
+	Executor  string         `json:"executor"`         // "local" or "slurm"
+	Started   time.Time      `json:"started"`          // when the launcher started
+	Finished  time.Time      `json:"finished"`         // when the launcher exited; zero while running
+	ExitCode  *int           `json:"exit_code"`        // the launcher's exit code; nil while running
+	Dir       string         `json:"dir"`              // the run directory, absolute, as of the latest ingest
+	Samples   int            `json:"samples"`          // sample rows stored
 }
 
 // RunFilter selects runs. The zero value selects all of them.

@@ -6,15 +6,15 @@ import (
 )
 
 // SizeStat aggregates the samples of one run at one message size. The
-// metrics are defined in metric.go and METRICS.md.
+// metrics are defined in metric.go and docs/metrics.md.
 type SizeStat struct {
-	Size         uint64  // message size in bytes
-	Ranks        int     // samples at this size: one per rank, or per rank and peer
-	LatP50Ns     float64 // median over the samples of their p50 latency in ns, one-way
-	BwMinGbps    float64 // the slowest sample's bandwidth, Gbps (1e9 bit/s)
-	BwMedianGbps float64 // the median sample bandwidth, Gbps
-	BwMaxGbps    float64 // the fastest sample's bandwidth, Gbps
-	Iterations   uint64  // the fewest timed iterations of any sample
+	Size         uint64  `json:"size"`        // message size in bytes
+	Ranks        int     `json:"samples"`     // samples at this size: one per rank, or per rank and peer
+	LatP50Ns     float64 `json:"lat_p50_ns"`  // median over the samples of their p50 latency in ns, one-way
+	BwMinGbps    float64 `json:"gbps_min"`    // the slowest sample's bandwidth, Gbps (1e9 bit/s)
+	BwMedianGbps float64 `json:"gbps_median"` // the median sample bandwidth, Gbps
+	BwMaxGbps    float64 `json:"gbps_max"`    // the fastest sample's bandwidth, Gbps
+	Iterations   uint64  `json:"iterations"`  // the fewest timed iterations of any sample
 }
 
 // sizeStatsSQL aggregates one run's samples per size in SQL: the database

@@ -2,8 +2,8 @@
 --
 -- Units are raw: sizes and byte counts in bytes, durations in nanoseconds,
 -- instants in Unix time nanoseconds (*_ns). Rates (Gbps, one-way latency)
--- are derived in queries, never stored. results/SCHEMA.md documents every
--- column; results/METRICS.md defines every derived number.
+-- are derived in queries, never stored. docs/schema.md documents every
+-- column; docs/metrics.md defines every derived number.
 
 -- A sweep is one spec file, identified by the hash of its content.
 CREATE TABLE sweeps (

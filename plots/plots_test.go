@@ -1,0 +1,83 @@
+package plots_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"efaxx/plots"
+	"efaxx/results"
+)
+
+func TestSizeLabel(t *testing.T) {
+	tests := []struct {
+		in   uint64
+		want string
+	}{{1, "1"}, {512, "512"}, {4096, "4K"}, {1 << 20, "1M"}, {3 << 30, "3G"}, {1000, "1000"}, {1536, "1536"}}
+	for _, tt := range tests {
+		if got := plots.SizeLabel(tt.in); got != tt.want {
+			t.Errorf("SizeLabel(%d) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSizeTicks(t *testing.T) {
+	ticks := plots.SizeTicks{}.Ticks(4096, 16<<20)
+	var labels []string
+	for _, tk := range ticks {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got, want := len(ticks), 13; got != want {
+		t.Errorf("ticks = %d, want %d (every power of two from 4K to 16M)", got, want)
+	}
+	want := []string{"4K", "16K", "64K", "256K", "1M", "4M", "16M"}
+	if len(labels) != len(want) {
+		t.Fatalf("labels = %v, want %v", labels, want)
+	}
+	for i := range want {
+		if labels[i] != want[i] {
+			t.Errorf("labels = %v, want %v", labels, want)
+			break
+		}
+	}
+}
+
+func TestBandwidthRefusesEmpty(t *testing.T) {
+	_, err := plots.Bandwidth([]results.Curve{{RunID: 1, Label: "write"}}, "t", "")
+	if !errors.Is(err, plots.ErrNoData) {
+		t.Errorf("Bandwidth(no points) = %v, want ErrNoData", err)
+	}
+}
+
+// TestBandwidthDeterministic draws the same data twice: same bytes.
+func TestBandwidthDeterministic(t *testing.T) {
+	curves := []results.Curve{
+		{RunID: 1, Label: "write provider=shm", Points: []results.CurvePoint{{Size: 4096, Gbps: 5}, {Size: 1 << 20, Gbps: 80}}},
+		{RunID: 2, Label: "write provider=tcp", Points: []results.CurvePoint{{Size: 4096, Gbps: 2}, {Size: 1 << 20, Gbps: 9}}},
+	}
+	dir := t.TempDir()
+	var files [2][]byte
+	for i := range files {
+		p, err := plots.Bandwidth(curves, "demo", "host vm, 2026-11-22, runs 1,2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "out", "f.svg")
+		if err := plots.Save(p, path); err != nil {
+			t.Fatal(err)
+		}
+		if files[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) || !bytes.Contains(files[0], []byte("write provider=tcp")) {
+		t.Error("two renderings of the same data differ, or the legend is missing")
+	}
+	if err := plots.Save(nil, filepath.Join(dir, "f.jpg")); err == nil {
+		t.Error("Save(.jpg) succeeded, want an error naming the extension")
+	}
+}
