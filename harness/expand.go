@@ -20,7 +20,13 @@ type Point struct {
 	Warmup     int           // untimed iterations per size, before the timed ones
 	Timeout    time.Duration // bound on every wait in the runner
 	Chunk      uint64        // bytes per fabric operation
-	Window     int           // operations in flight per endpoint
+	Window     int           // operations in flight per rail
+	Rails      int           // endpoints per rank, one per NIC
+	Strategy   string        // how transfers spread over the rails
+	NICs       string        // NICs for the rails: names, patterns or "auto"
+	Pinning    string        // CPU pinning policy: numa or none
+	Memory     string        // buffer memory: host
+	LinkGbps   float64       // link speed per NIC for percent-of-link; 0: the provider's
 	Hash       string        // content hash of the resolved point: see Points
 
 	// varying names the params that take several values in the sweep, in
@@ -44,7 +50,8 @@ func (s *Sweep) count() int {
 // Points expands the sweep into its points: the cartesian product of the
 // benchmarks and of every param given as a list. The benchmark is the
 // outermost loop, then the params in this order: provider, ranks,
-// iterations, warmup, timeout, chunk, window; the last varies fastest.
+// iterations, warmup, timeout, chunk, window, rails, strategy, nics,
+// pinning, memory, link_gbps; the last varies fastest.
 // Sizes are never an axis: each point carries all of them.
 //
 // Point.Hash is the first 16 hex digits of the SHA-256 of the point's

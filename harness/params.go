@@ -41,6 +41,61 @@ var params = []*param{
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
 	{name: "window", def: int64(16), read: readInt(1, 4096),
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
+	{name: "rails", def: int64(1), read: readInt(1, 16),
+		flag: "--rails", field: bind(func(p *Point) *int { return &p.Rails })},
+	{name: "strategy", def: "single", read: readString(oneOf("strategy", strategies...)),
+		flag: "--strategy", field: bind(func(p *Point) *string { return &p.Strategy })},
+	{name: "nics", def: "auto", read: readString(nonEmpty("nics")),
+		flag: "--nic", field: bind(func(p *Point) *string { return &p.NICs })},
+	{name: "pinning", def: "numa", read: readString(oneOf("pinning", "numa", "none")),
+		flag: "--pin", field: bind(func(p *Point) *string { return &p.Pinning })},
+	{name: "memory", def: "host", read: readString(memoryKind),
+		flag: "--memory", field: bind(func(p *Point) *string { return &p.Memory })},
+	{name: "link_gbps", def: int64(0), read: readGbps,
+		flag: "--link-gbps", field: bind(func(p *Point) *float64 { return &p.LinkGbps })},
+}
+
+// strategies are the ways a multi-rail transfer spreads over the rails,
+// as efaxx-runner's --strategy takes them (native/xfer.c defines them).
+var strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
+
+// memoryKind accepts the buffer memory kinds that exist today.
+func memoryKind(s string) error {
+	switch s {
+	case "host":
+		return nil
+	case "pinned", "device":
+		return mark(ErrValue, "memory %q arrives with the CUDA plugin (a later issue); only \"host\" exists now", s)
+	}
+	return mark(ErrValue, "unknown memory %q; known: host (pinned and device arrive with the CUDA plugin)", s)
+}
+
+// nonEmpty accepts any string but the empty one.
+func nonEmpty(what string) func(string) error {
+	return func(s string) error {
+		if s == "" {
+			return mark(ErrValue, "%s is empty: name NICs (\"nic0,nic1\"), a pattern (\"nic*\"), or \"auto\"", what)
+		}
+		return nil
+	}
+}
+
+// readGbps reads a link speed in Gbps: a number >= 0, 0 meaning the
+// speed the provider reports.
+func readGbps(raw any) (any, error) {
+	var v float64
+	switch n := raw.(type) {
+	case int64:
+		v = float64(n)
+	case float64:
+		v = n
+	default:
+		return nil, typeError("number of Gbps", raw)
+	}
+	if v < 0 || v > 1e6 || v != v {
+		return nil, mark(ErrValue, "%v Gbps is out of range: want 0 (the provider's speed) up to 1e6", v)
+	}
+	return v, nil
 }
 
 // benchmarkParam is the top-level benchmark key. It reads like a param and is

@@ -210,7 +210,32 @@ func (d *decoder) resolve(s *Sweep) {
 	for _, b := range s.values[0] {
 		s.Benchmarks = append(s.Benchmarks, b.(string))
 	}
+	if err := checkCombinations(s); err != nil {
+		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})
+	}
 	if n := s.count(); n > MaxPoints {
 		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
 	}
+}
+
+// checkCombinations rejects params that are valid alone but not together.
+// sendrecv cannot be adaptive: a two-sided receive must be posted on the
+// rail its message will arrive on before the sender picks the rail.
+func checkCombinations(s *Sweep) error {
+	strategy := slices.Index(axes(), paramByName("strategy"))
+	if slices.Contains(s.Benchmarks, "sendrecv") && slices.Contains(s.values[strategy], any("adaptive")) {
+		return mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
+			"its message arrives on before the sender picks one; use write or all2all, or a fixed strategy")
+	}
+	return nil
+}
+
+// paramByName returns the param named name; it is a bug to ask for another.
+func paramByName(name string) *param {
+	for _, p := range params {
+		if p.name == name {
+			return p
+		}
+	}
+	panic("harness: no param " + name)
 }
