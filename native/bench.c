@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "efx.h"
 
@@ -59,6 +60,7 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	c->info = info;
 	c->err = err;
 	c->last_progress = efx_now();
+	c->yield = info->local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	c->lat = calloc(cfg->iterations, sizeof *c->lat);
 	int rc = c->lat ? efx_fabric_open(c) : efx_fail(err, "allocate latencies: out of memory");
 	c->cfg.provider = c->cfg.nics = NULL;

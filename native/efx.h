@@ -152,6 +152,7 @@ struct efx_ctx {
 	efx_stream *streams; /* world: scratch for transfers */
 
 	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
+	bool yield;            /* more ranks on this node than cores: idle polls yield the core */
 	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
 	uint64_t *lat;
 	char *err;

@@ -12,6 +12,7 @@
  * retrying the head on each post is what libfabric-efa-demo found to cost
  * the most after pinning and batching.
  */
+#include <time.h>
 #include <string.h>
 
 #include "efx.h"
@@ -166,6 +167,19 @@ static int poll_rail(efx_ctx *c, efx_rail *r)
 	return (int)n;
 }
 
+/* idle gives the core away while nothing completes for a while: the peer
+ * this rank waits for may need it (more ranks than cores, or a busy
+ * machine). A healthy transfer completes something every few µs, so the
+ * spin budget before sleeping never touches a measurement. */
+static void idle(efx_ctx *c)
+{
+	int64_t spin = c->yield ? 20000 : 1000000; /* ns */
+	if (efx_now() - c->last_progress < spin)
+		return;
+	struct timespec nap = {0, 10000};
+	nanosleep(&nap, NULL);
+}
+
 /* efx_progress reads every rail's CQ once; it returns how many completions, or -1. */
 int efx_progress(efx_ctx *c)
 {
@@ -178,6 +192,8 @@ int efx_progress(efx_ctx *c)
 	}
 	if (total)
 		c->last_progress = efx_now();
+	else
+		idle(c);
 	return total;
 }
 

@@ -109,7 +109,7 @@ func onSignal(w *rankFile, rank int, start time.Time) (stop func()) {
 		w.end(record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusFailed,
 			Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
 				"dies or the job is cancelled; see the other ranks' records", sig),
-			ElapsedNs: uint64(time.Since(start).Nanoseconds())})
+			ElapsedNs: uint64(time.Since(start).Nanoseconds()), Signal: sig.String()})
 		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: terminated by %v\n", rank, sig)
 		os.Exit(1)
 	}()

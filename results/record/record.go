@@ -117,6 +117,10 @@ type End struct {
 	Status    string `json:"status"` // StatusOK or StatusFailed
 	Error     string `json:"error,omitempty"`
 	ElapsedNs uint64 `json:"elapsed_ns"`
+	// Signal names the signal that stopped the rank from outside
+	// ("terminated"), usually because another rank failed first: a
+	// consequence, so a run's reason prefers a rank without one.
+	Signal string `json:"signal,omitempty"`
 }
 
 // Decode parses one NDJSON line into a *Rank, *Sample or *End.
