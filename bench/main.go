@@ -206,4 +206,3 @@ func cpuModel() string {
 	}
 	return "unknown cpu"
 }
-
