@@ -6,6 +6,11 @@
 // 1. NVLink copy: kernel variants against cudaMemcpyAsync, GPU 0 -> GPU 1.
 // 2. GPU -> CPU -> GPU round trip and push cost through pinned memory, with
 //    and without system-scope release/acquire, with and without the claim atomic.
+// 3. Copy engines and SMs together on one buffer.
+// What it showed on an H200 pair (2026-11-22): every SM copy (strided, warp
+// tiles, .cg stores, TMA bulk) tops out at 370-375 GB/s over NVLink, the copy
+// engines at 396, and mixing the two does not beat the engines alone; a
+// release store to pinned memory costs 1.4 us, a relaxed one 95 ns.
 #include <cuda_runtime.h>
 #include <atomic>
 #include <cstdio>
@@ -15,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <string>
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); exit(1); } } while (0)
 
@@ -209,8 +215,14 @@ static void hybrid_probe()
 	}
 }
 
-int main()
+int main(int argc, char **argv)
 {
-	hybrid_probe();
+	std::string only = argc > 1 ? argv[1] : "";
+	if (only == "" || only == "copy")
+		copy_probe();
+	if (only == "" || only == "queue")
+		queue_probe();
+	if (only == "" || only == "hybrid")
+		hybrid_probe();
 	return 0;
 }
