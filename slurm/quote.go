@@ -9,7 +9,7 @@ import (
 // Quote returns s as one shell word that bash reads back as exactly s: bare
 // when s holds only characters no shell treats specially, else in single
 // quotes, inside which bash expands nothing. A single quote in s is written
-// as '\'' (close, escaped quote, reopen).
+// as '\” (close, escaped quote, reopen).
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, safeChars) == "" {
 		return s
