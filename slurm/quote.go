@@ -8,8 +8,8 @@ import (
 
 // Quote returns s as one shell word that bash reads back as exactly s: bare
 // when s holds only characters no shell treats specially, else in single
-// quotes, inside which bash expands nothing. A single quote in s is written
-// as '\” (close, escaped quote, reopen).
+// quotes, inside which bash expands nothing. A single quote in s closes
+// the quotes, goes in escaped with a backslash, and reopens them.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, safeChars) == "" {
 		return s
