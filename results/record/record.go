@@ -145,6 +145,21 @@ type Manifest struct {
 	Error     string         `json:"error,omitempty"`     // why the launcher failed, when it did
 	TimedOut  bool           `json:"timed_out,omitempty"`
 	Cancelled bool           `json:"cancelled,omitempty"` // stopped by the user or the scheduler
+
+	// RunnerVersion is the runner the executor launched, as it knew it:
+	// efaxx-runner --version, or the container image that holds it.
+	// Resubmitting a sweep skips points with an ok run of the same version.
+	RunnerVersion string `json:"runner_version,omitempty"`
+
+	// The Slurm job step that ran the point; empty for local runs.
+	JobID    string `json:"job_id,omitempty"`    // the job, as sbatch printed it: "4711"
+	Cluster  string `json:"cluster,omitempty"`   // the cluster, when sbatch named one
+	StepID   string `json:"step_id,omitempty"`   // the step, "4711.3"; "" when it never started
+	NodeList string `json:"node_list,omitempty"` // its nodes as Slurm writes them, "h[1-2]"
+
+	// SchedulerReason says how the scheduler ended the job, when the job's
+	// end decided the run's: "slurm job 4711 CANCELLED by 0".
+	SchedulerReason string `json:"scheduler_reason,omitempty"`
 }
 
 // RankFile returns the file name of rank r's records.
