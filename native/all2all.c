@@ -117,4 +117,4 @@ static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
 	return measure(c, size, s);
 }
 
-const efx_bench efx_all2all = {.name = "all2all", .acks = true, .all_senders = true, .run = run};
+const efx_bench efx_all2all = {.name = "all2all", .min_ranks = 2, .acks = true, .all_senders = true, .open = efx_open_fabric, .run = run};

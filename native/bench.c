@@ -9,7 +9,39 @@
 
 #include "efx.h"
 
-static const efx_bench *benches[] = {&efx_sendrecv, &efx_write, &efx_all2all};
+/* ipc_run runs the GPU ipc benchmark: rank 0 against each peer in turn. */
+static int ipc_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+{
+	int me = c->info->rank;
+	for (int peer = 1; peer < c->info->world; peer++) {
+		if (me != 0 && me != peer)
+			continue;
+		efx_sample *s = &out[*n];
+		for (int k = 0; k < 2; k++) {
+			s[k].peer = me == 0 ? peer : 0;
+			s[k].role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
+		}
+		c->last_progress = efx_now();
+		int got = efx_ipc(c, size, s[0].peer, s);
+		if (got < 0)
+			return -1;
+		*n += got;
+	}
+	return 0;
+}
+
+/* queue_run runs the GPU-to-CPU queue benchmark on each rank alone. */
+static int queue_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+{
+	int got = efx_queue(c, size, out);
+	*n = got > 0 ? got : 0;
+	return got < 0 ? -1 : 0;
+}
+
+static const efx_bench efx_ipc_bench = {.name = "ipc", .min_ranks = 2, .open = efx_ipc_open, .run = ipc_run};
+static const efx_bench efx_queue_bench = {.name = "queue", .min_ranks = 1, .open = efx_queue_open, .run = queue_run};
+
+static const efx_bench *benches[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_ipc_bench, &efx_queue_bench};
 
 static const efx_bench *find(const char *name)
 {
@@ -27,10 +59,11 @@ uint64_t efx_seed(uint64_t size, int sender, uint64_t it)
 
 static int check_config(const efx_config *cfg, const efx_info *info, char *err)
 {
-	if (!find(cfg->benchmark))
+	const efx_bench *b = find(cfg->benchmark);
+	if (!b)
 		return efx_fail(err, "unknown benchmark \"%s\"", cfg->benchmark);
-	if (info->world < 2)
-		return efx_fail(err, "%s needs at least 2 ranks, got %d", cfg->benchmark, info->world);
+	if (info->world < b->min_ranks)
+		return efx_fail(err, "%s needs at least %d ranks, got %d", cfg->benchmark, b->min_ranks, info->world);
 	if (info->world > 65536)
 		return efx_fail(err, "%d ranks: remote CQ data names at most 65536", info->world);
 	if (cfg->max_size == 0 || cfg->chunk == 0 || cfg->window == 0 || cfg->iterations == 0)
@@ -62,18 +95,24 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	c->last_progress = efx_now();
 	c->yield = info->local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	c->lat = calloc(cfg->iterations, sizeof *c->lat);
-	int rc = c->lat ? efx_fabric_open(c) : efx_fail(err, "allocate latencies: out of memory");
+	int rc = c->lat ? c->bench->open(c) : efx_fail(err, "allocate latencies: out of memory");
 	c->cfg.provider = c->cfg.nics = NULL;
-	if (rc == 0)
-		efx_fill(c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, info->rank);
-	if (rc == 0 && c->bench->acks)
-		rc = efx_post_acks(c);
 	if (rc) {
 		efx_close(c);
 		return -1;
 	}
 	*out = c;
 	return 0;
+}
+
+/* efx_open_fabric opens the rails of a network benchmark, writes the
+ * sender pattern into its buffer and posts the ack receives it needs. */
+int efx_open_fabric(efx_ctx *c)
+{
+	if (efx_fabric_open(c))
+		return -1;
+	efx_fill(c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, c->info->rank);
+	return c->bench->acks ? efx_post_acks(c) : 0;
 }
 
 /* efx_each_peer runs a pairwise benchmark: rank 0 against each peer in
@@ -111,8 +150,8 @@ int efx_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n, char *err)
 	if (size == 0 || size > c->cfg.max_size)
 		return efx_fail(err, "size %llu outside 1..%llu", (unsigned long long)size,
 				(unsigned long long)c->cfg.max_size);
-	memset(out, 0, (size_t)c->info->world * sizeof *out);
-	for (int i = 0; i < c->info->world; i++)
+	memset(out, 0, 2 * (size_t)c->info->world * sizeof *out);
+	for (int i = 0; i < 2 * c->info->world; i++)
 		out[i].size = size;
 	c->last_progress = efx_now();
 	if (c->bench->run(c, size, out, n)) {
@@ -127,6 +166,9 @@ void efx_close(efx_ctx *c)
 	if (!c)
 		return;
 	efx_fabric_close(c);
+	if (c->gpu)
+		c->cuda.close(c->gpu);
+	efx_cuda_unload(&c->cuda);
 	free(c->lat);
 	free(c);
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "efaxx.h"
+#include "efaxx_cuda.h"
 
 #define EFX_ADDRLEN 256  /* room for any provider's endpoint name */
 #define EFX_MAX_SLOTS 64 /* write slots: how far a writer may run ahead of verification; a power of two */
@@ -72,6 +73,21 @@ typedef struct efx_buf {
 } efx_buf;
 
 enum { BUF_SRC, BUF_DST, BUF_CTL, NBUFS };
+
+/* The CUDA plugin's functions, resolved at load (cuda.c). */
+typedef struct efx_cuda_api {
+	void *lib;
+	int (*abi)(void);
+	int (*open)(int device, efx_cuda **out, char *info, int infolen, char *err);
+	void (*close)(efx_cuda *c);
+	int (*ipc_alloc)(efx_cuda *c, uint64_t bytes, int rank, void *handles, char *err);
+	int (*ipc_attach)(efx_cuda *c, int slot, const void *handles, char *err);
+	int (*ipc_prepare)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+	int (*ipc_copy)(efx_cuda *c, int slot, const efx_cuda_copy *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+	int (*ipc_check)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+	int (*queue)(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+} efx_cuda_api;
+
 
 /* One endpoint on one NIC, with everything libfabric hangs off it. */
 typedef struct efx_rail {
@@ -156,13 +172,18 @@ struct efx_ctx {
 	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
 	uint64_t *lat;
 	char *err;
+
+	efx_cuda_api cuda; /* loaded by GPU benchmarks only */
+	efx_cuda *gpu;
 };
 
 /* A benchmark: how it measures one size. */
 typedef struct efx_bench {
 	const char *name;
+	int min_ranks;
 	bool acks;         /* writers keep ack receives posted */
 	bool all_senders;  /* every rank writes to this one (dst regions for each) */
+	int (*open)(efx_ctx *c); /* the step's resources */
 	int (*run)(efx_ctx *c, uint64_t size, efx_sample *out, int *n);
 } efx_bench;
 
@@ -215,6 +236,7 @@ void efx_corrupt(uint8_t *buf, size_t len);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
 
 /* bench.c */
+int efx_open_fabric(efx_ctx *c);
 uint64_t efx_seed(uint64_t size, int sender, uint64_t it);
 int efx_each_peer(efx_ctx *c, uint64_t size, efx_sample *out, int *n,
 		  int (*fn)(efx_ctx *c, uint64_t size, int peer, efx_sample *s));
@@ -223,7 +245,17 @@ void efx_rail_bytes(efx_ctx *c, efx_sample *s);
 /* stats.c */
 void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
 
-/* benchmarks */
+/* cuda.c */
+int efx_cuda_load(efx_cuda_api *api, char *err);
+void efx_cuda_unload(efx_cuda_api *api);
+
+/* benchmarks (a table entry each) and the GPU benchmarks' entry points:
+ * ipc measures one size against one peer and returns the samples it wrote
+ * (or -1), queue one size alone. */
 extern const efx_bench efx_sendrecv, efx_write, efx_all2all;
+int efx_ipc_open(efx_ctx *c);
+int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
+int efx_queue_open(efx_ctx *c);
+int efx_queue(efx_ctx *c, uint64_t size, efx_sample *out);
 
 #endif

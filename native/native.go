@@ -25,12 +25,12 @@ func StrategyIndex(name string) (int, error) {
 
 // Config says what one step measures.
 type Config struct {
-	Benchmark  string        // "sendrecv", "write" or "all2all"
+	Benchmark  string        // "sendrecv", "write", "all2all", "ipc" or "queue"
 	Provider   string        // "auto", "shm", "tcp", "efa", or another libfabric provider
 	NICs       string        // comma-separated libfabric domains or patterns ("lo", "nic*"); empty: the provider's
 	Rails      int           // endpoints per rank, one per NIC; NICs are reused when there are fewer
 	Strategy   string        // one of Strategies
-	Core       int           // CPU to pin the measuring thread to; -1: none
+	Core       int           // CPU to pin the measuring (queue: consuming) thread to; -1: none
 	MaxSize    uint64        // largest message size; buffers are sized for it
 	Chunk      uint64        // bytes per fabric operation
 	Window     int           // operations in flight per rail
@@ -40,6 +40,14 @@ type Config struct {
 	// CorruptSize, when non-zero, makes rank 0 corrupt one byte of the last
 	// iteration at this size: a test hook proving that verification fails.
 	CorruptSize uint64
+
+	// GPU benchmarks.
+	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device
+	Pull        bool // ipc: the target's GPU reads rank 0's buffer (else rank 0's GPU writes)
+	Cells       int  // queue: CellsPinned, CellsManaged or CellsDevice
+	Blocking    bool // queue: wait for each command's completion (else NBI)
+	Producers   int  // queue: threads pushing commands
+	CPUProducer bool // queue: producers on CPU threads, no GPU
 }
 
 // Rail is one opened endpoint.
@@ -48,6 +56,13 @@ type Rail struct {
 	Fabric  string
 	LinkBps uint64 // link speed in bit/s as the provider reports it; 0 when unknown
 }
+
+// Where the queue's cells live.
+const (
+	CellsPinned  = 0
+	CellsManaged = 1
+	CellsDevice  = 2
+)
 
 // Info fingerprints this rank.
 type Info struct {
@@ -58,6 +73,7 @@ type Info struct {
 	Libfabric, MPI                    string
 	Core                              int // -1 when not pinned
 	Rails                             []Rail
+	GPU                               string // the GPU a GPU benchmark opened
 }
 
 // Sample is one rank's measurement against one peer, or all (Peer -1), at one size.
@@ -74,6 +90,7 @@ type Sample struct {
 	LatP99     uint64
 	LatMax     uint64
 	RailBytes  []uint64 // bytes sent on each rail over the timed iterations
+	Variant    string // how it was measured, when a run measures a size several ways
 }
 
 // ErrNoCgo is returned by every entry point of a build without cgo.

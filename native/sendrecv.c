@@ -119,4 +119,4 @@ static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
 	return efx_each_peer(c, size, out, n, pair);
 }
 
-const efx_bench efx_sendrecv = {.name = "sendrecv", .run = run};
+const efx_bench efx_sendrecv = {.name = "sendrecv", .min_ranks = 2, .open = efx_open_fabric, .run = run};

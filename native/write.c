@@ -165,4 +165,4 @@ static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
 	return efx_each_peer(c, size, out, n, pair);
 }
 
-const efx_bench efx_write = {.name = "write", .acks = true, .run = run};
+const efx_bench efx_write = {.name = "write", .min_ranks = 2, .acks = true, .open = efx_open_fabric, .run = run};

@@ -6,11 +6,3 @@ import "database/sql"
 // pragmas and count rows.
 func SQLDB(db *DB) *sql.DB { return db.db }
 
-// Migrations is how many migrations a new store records.
-func Migrations() int {
-	ms, err := migrations()
-	if err != nil {
-		panic(err)
-	}
-	return len(ms)
-}

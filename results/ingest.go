@@ -170,7 +170,11 @@ func (db *DB) ingestRun(ctx context.Context, tx *sql.Tx, dir string, m *record.M
 	for _, f := range files {
 		out.Samples += f.samples
 	}
-	if err := updateRun(ctx, tx, out, abs, m, files, now); err != nil {
+	job, err := upsertJobOf(ctx, tx, &manifestJob{m.JobID, m.Cluster, m.Sweep, m.SweepHash}, now)
+	if err != nil {
+		return out, nil, err
+	}
+	if err := updateRun(ctx, tx, out, abs, m, files, job, now); err != nil {
 		return out, nil, err
 	}
 	return out, problems, upsertRanks(ctx, tx, out.ID, files, isRunning(m))

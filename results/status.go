@@ -23,7 +23,8 @@ func isRunning(m *record.Manifest) bool {
 // runVerdict derives the status of a run and the reason for it from its
 // manifest and its rank files. The rules, first match wins:
 //
-//   - timeout: the manifest says the run timed out;
+//   - timeout: the manifest says the run timed out (with the scheduler's
+//     reason, when it gives one);
 //   - cancelled: the manifest says the user or the scheduler stopped it;
 //   - running: the launcher has not exited (no exit code, no error);
 //   - failed: a rank's end record says failed (the lowest such rank is
@@ -37,9 +38,9 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	noEnd := ranksWhere(files, func(f rankFile) bool { return f.end == nil })
 	switch {
 	case m.TimedOut:
-		return record.StatusTimeout, joinReasons("timed out", noEndReason(noEnd))
+		return record.StatusTimeout, joinReasons("timed out", m.SchedulerReason, noEndReason(noEnd))
 	case m.Cancelled:
-		return record.StatusCancelled, joinReasons("cancelled", noEndReason(noEnd))
+		return record.StatusCancelled, joinReasons("cancelled", m.SchedulerReason, noEndReason(noEnd))
 	case isRunning(m):
 		return record.StatusRunning, ""
 	}

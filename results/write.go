@@ -75,8 +75,9 @@ func insertRun(ctx context.Context, tx *sql.Tx, pointID int64, dir string, m *re
 	return res.LastInsertId()
 }
 
-// updateRun sets what the manifest and the rank files say of run r.
-func updateRun(ctx context.Context, tx *sql.Tx, r IngestedRun, dir string, m *record.Manifest, files []rankFile, now int64) error {
+// updateRun sets what the manifest and the rank files say of run r, and
+// the job (jobs.id) that ran it; job is nil for a run without one.
+func updateRun(ctx context.Context, tx *sql.Tx, r IngestedRun, dir string, m *record.Manifest, files []rankFile, job *int64, now int64) error {
 	hosts, err := jsonText(runHosts(files), "[]")
 	if err != nil {
 		return err
@@ -96,11 +97,13 @@ func updateRun(ctx context.Context, tx *sql.Tx, r IngestedRun, dir string, m *re
 	_, err = tx.ExecContext(ctx, `
 		UPDATE runs SET status = ?, reason = ?, executor = ?, ranks = ?, provider = ?,
 			hosts = ?, command = ?, started_ns = ?, finished_ns = ?, exit_code = ?,
-			dir = ?, fingerprint = ?, samples = samples + ?, ingested_ns = ?
+			dir = ?, fingerprint = ?, samples = samples + ?, ingested_ns = ?,
+			job_id = ?, step_id = ?, node_list = ?, runner_version = ?
 		WHERE id = ?`,
 		r.Status, r.Reason, m.Executor, m.Ranks, provider,
 		hosts, command, m.StartNs, finished, m.ExitCode,
-		dir, fingerprint, r.Samples, now, r.ID)
+		dir, fingerprint, r.Samples, now,
+		job, nullString(m.StepID), nullString(m.NodeList), m.RunnerVersion, r.ID)
 	return err
 }
 
@@ -139,6 +142,14 @@ func upsertRanks(ctx context.Context, tx *sql.Tx, runID int64, files []rankFile,
 	return nil
 }
 
+// nullString returns s, or nil for NULL when it is empty.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
 // jsonText returns v as JSON text, or empty when v is nil or empty.
 func jsonText(v any, empty string) (string, error) {
 	b, err := json.Marshal(v)
@@ -162,11 +173,11 @@ type sampleWriter struct {
 // newSampleWriter prepares the sample insert for run runID within tx.
 func newSampleWriter(ctx context.Context, tx *sql.Tx, runID int64) (*sampleWriter, error) {
 	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO samples (run_id, size, rank, peer, role, bytes_sent, bytes_recv,
+		INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
 			iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
 			peers, strategy, rails, rail_bytes, link_bps)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, size, rank, peer) DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +217,7 @@ func sampleArgs(runID int64, s *record.Sample) ([]any, string) {
 	if s.ElapsedNs == 0 {
 		return nil, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
 	}
-	args := []any{runID, int64(s.Size), s.Rank, s.Peer, s.Role}
+	args := []any{runID, int64(s.Size), s.Rank, s.Peer, s.Variant, s.Role}
 	for _, n := range nums {
 		if n > math.MaxInt64 {
 			return nil, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)

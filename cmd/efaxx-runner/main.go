@@ -135,7 +135,7 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	var sizes, memory string
 	fs := flag.NewFlagSet("efaxx-runner", flag.ContinueOnError)
-	fs.StringVar(&o.cfg.Benchmark, "benchmark", "", "sendrecv, write or all2all")
+	fs.StringVar(&o.cfg.Benchmark, "benchmark", "", "sendrecv, write, all2all, ipc or queue")
 	fs.StringVar(&o.cfg.Provider, "provider", "auto", "libfabric provider: auto, shm, tcp, efa, ...")
 	fs.StringVar(&o.cfg.NICs, "nic", "auto", "NICs (libfabric domains): comma-separated names or patterns (lo, nic*), or auto")
 	fs.IntVar(&o.cfg.Rails, "rails", 1, "endpoints per rank, one per NIC")
@@ -150,6 +150,13 @@ func parseFlags(args []string) (options, error) {
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 1<<20, "bytes per fabric operation")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
+	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
+	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
+	direction := fs.String("direction", "push", "ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)")
+	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
+	mode := fs.String("mode", "nbi", "queue: nbi (one wait at the end) or blocking (a wait per command)")
+	producer := fs.String("producer", "gpu", "queue: gpu, or cpu (the ring with no GPU)")
+	fs.IntVar(&o.cfg.Producers, "producers", 1, "queue: threads pushing commands")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -162,6 +169,13 @@ func parseFlags(args []string) (options, error) {
 	if o.sizes, err = parseSizes(sizes); err != nil {
 		return o, err
 	}
+	if err := o.gpuFlags(*launch, *cells, *mode, *producer); err != nil {
+		return o, err
+	}
+	if *direction != "push" && *direction != "pull" {
+		return o, fmt.Errorf("--direction %q: want push or pull", *direction)
+	}
+	o.cfg.Pull = *direction == "pull"
 	o.cfg.MaxSize = maxOf(o.sizes)
 	if s := os.Getenv("EFAXX_TEST_CORRUPT_SIZE"); s != "" {
 		if o.cfg.CorruptSize, err = strconv.ParseUint(s, 10, 64); err != nil {
@@ -186,6 +200,37 @@ func check(o options, memory string) error {
 		return errors.New("--rails must be 1..16")
 	case o.cfg.Window < 1 || o.cfg.Chunk < 1 || o.cfg.Iterations < 1 || o.cfg.Timeout <= 0:
 		return errors.New("--window, --chunk, --iterations and --timeout must be positive")
+	}
+	return nil
+}
+
+// gpuFlags reads the flags of the GPU benchmarks into the config.
+func (o *options) gpuFlags(launch, cells, mode, producer string) error {
+	o.cfg.Grid, o.cfg.Block = -1, 512
+	if launch != "auto" {
+		if _, err := fmt.Sscanf(launch, "%dx%d", &o.cfg.Grid, &o.cfg.Block); err != nil || o.cfg.Grid < 1 || o.cfg.Block < 1 {
+			return fmt.Errorf("--launch %q: want auto or GRIDxBLOCK", launch)
+		}
+	}
+	switch cells {
+	case "pinned", "host":
+		o.cfg.Cells = native.CellsPinned
+	case "managed":
+		o.cfg.Cells = native.CellsManaged
+	case "device":
+		o.cfg.Cells = native.CellsDevice
+	default:
+		return fmt.Errorf("--cells %q: want pinned, managed, device or host", cells)
+	}
+	if mode != "nbi" && mode != "blocking" {
+		return fmt.Errorf("--mode %q: want nbi or blocking", mode)
+	}
+	if producer != "gpu" && producer != "cpu" {
+		return fmt.Errorf("--producer %q: want gpu or cpu", producer)
+	}
+	o.cfg.Blocking, o.cfg.CPUProducer = mode == "blocking", producer == "cpu"
+	if o.cfg.Producers < 1 {
+		return fmt.Errorf("--producers %d: want at least 1", o.cfg.Producers)
 	}
 	return nil
 }

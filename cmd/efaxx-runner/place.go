@@ -20,7 +20,11 @@ func place(sys native.Sysfs, o options, lr, ls int) placement {
 	if p.nics == "auto" {
 		p.nics = autoNICs(sys, o.cfg.Provider, lr)
 	}
-	if o.pinning != "numa" {
+	switch {
+	case o.cfg.Core >= 0: // --core names the core itself
+		p.core, p.pinning = o.cfg.Core, fmt.Sprintf("core %d", o.cfg.Core)
+		return p
+	case o.pinning != "numa" || !network[o.cfg.Benchmark]:
 		return p
 	}
 	node := sys.NUMANode(firstDevice(sys, o.cfg.Provider, p.nics))
@@ -35,6 +39,10 @@ func place(sys native.Sysfs, o options, lr, ls int) placement {
 	}
 	return p
 }
+
+// network names the benchmarks that move data over NICs: the pinning
+// policy follows their NIC; the GPU benchmarks pin with --core alone.
+var network = map[string]bool{"sendrecv": true, "write": true, "all2all": true}
 
 // autoNICs is the default NIC choice per provider:
 //   - efa: the EFA devices under the PCIe switch of this local rank's GPU

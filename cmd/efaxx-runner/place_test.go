@@ -30,7 +30,7 @@ func TestPlace(t *testing.T) {
 	write(t, laptop, "class/net/lo/mtu", "65536")
 	write(t, laptop, "devices/system/cpu/online", "0-1")
 
-	tcp := options{cfg: native.Config{Provider: "tcp", NICs: "auto"}, pinning: "numa"}
+	tcp := options{cfg: native.Config{Benchmark: "write", Provider: "tcp", NICs: "auto", Core: -1}, pinning: "numa"}
 	tests := []struct {
 		name   string
 		root   string
@@ -42,8 +42,10 @@ func TestPlace(t *testing.T) {
 		{"testbed data NICs, NUMA node of nic0", testbed, tcp, 1, 2, "nic[0-9]*", 3},
 		{"laptop loopback, any core", laptop, tcp, 1, 2, "lo", 1},
 		{"more ranks than cores: no pinning", laptop, tcp, 2, 3, "lo", -1},
-		{"explicit NICs kept", testbed, options{cfg: native.Config{Provider: "tcp", NICs: "nic1"}, pinning: "none"}, 0, 1, "nic1", -1},
-		{"shm: the provider's domain", laptop, options{cfg: native.Config{Provider: "shm", NICs: "auto"}, pinning: "numa"}, 0, 2, "", 0},
+		{"explicit NICs kept", testbed, options{cfg: native.Config{Benchmark: "write", Provider: "tcp", NICs: "nic1", Core: -1}, pinning: "none"}, 0, 1, "nic1", -1},
+		{"--core wins", laptop, options{cfg: native.Config{Benchmark: "write", Provider: "tcp", NICs: "lo", Core: 1}, pinning: "numa"}, 0, 2, "lo", 1},
+		{"GPU benchmarks pin only with --core", laptop, options{cfg: native.Config{Benchmark: "queue", Provider: "auto", NICs: "auto", Core: -1}, pinning: "numa"}, 0, 1, "", -1},
+		{"shm: the provider's domain", laptop, options{cfg: native.Config{Benchmark: "sendrecv", Provider: "shm", NICs: "auto", Core: -1}, pinning: "numa"}, 0, 2, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

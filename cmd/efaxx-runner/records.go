@@ -15,7 +15,7 @@ func fingerprint(in native.Info, o options, p placement, start time.Time) record
 		Type: record.TypeRank, Rank: in.Rank, World: in.World, LocalRank: in.LocalRank, LocalSize: in.LocalSize,
 		Host: in.Host, PID: os.Getpid(), Benchmark: o.cfg.Benchmark,
 		Provider: in.Provider, MRMode: in.MRMode,
-		Libfabric: in.Libfabric, MPI: in.MPI, Version: version, Commit: commit, StartNs: start.UnixNano(),
+		Libfabric: in.Libfabric, MPI: in.MPI, GPU: in.GPU, Version: version, Commit: commit, StartNs: start.UnixNano(),
 		Pinning: p.pinning,
 	}
 	if in.Core >= 0 {
@@ -35,14 +35,16 @@ func fingerprint(in native.Info, o options, p placement, start time.Time) record
 }
 
 func sampleRecord(in native.Info, o options, s native.Sample) record.Sample {
-	rails := railsUsed(o.cfg.Strategy, len(in.Rails), in.Rank, peersOf(in, s))
 	out := record.Sample{
-		Type: record.TypeSample, Rank: in.Rank, Peer: s.Peer, Role: s.Role, Size: s.Size,
+		Type: record.TypeSample, Rank: in.Rank, Peer: s.Peer, Role: s.Role, Size: s.Size, Variant: s.Variant,
 		BytesSent: s.BytesSent, BytesRecv: s.BytesRecv, Iterations: s.Iterations, ElapsedNs: s.ElapsedNs,
-		Lat:      record.Lat{Min: s.LatMin, P50: s.LatP50, P99: s.LatP99, Max: s.LatMax},
-		Peers:    "all",
-		Strategy: o.cfg.Strategy, Rails: rails, LinkBps: linkBps(in, rails, o.linkGbps),
+		Lat: record.Lat{Min: s.LatMin, P50: s.LatP50, P99: s.LatP99, Max: s.LatMax},
 	}
+	if !network[o.cfg.Benchmark] { // GPU benchmarks have no rails
+		return out
+	}
+	rails := railsUsed(o.cfg.Strategy, len(in.Rails), in.Rank, peersOf(in, s))
+	out.Peers, out.Strategy, out.Rails, out.LinkBps = "all", o.cfg.Strategy, rails, linkBps(in, rails, o.linkGbps)
 	if s.Peer >= 0 {
 		out.Peers = strconv.Itoa(s.Peer)
 	}

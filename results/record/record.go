@@ -53,6 +53,7 @@ type Rank struct {
 	LinkBps   uint64   `json:"link_bps"` // NIC link speed in bit/s as the provider reports it; 0 when unknown
 	Libfabric string   `json:"libfabric"`
 	MPI       string   `json:"mpi"`
+	GPU       string   `json:"gpu,omitempty"` // the GPU a GPU benchmark used: name, arch, SMs, driver
 
 	// Rails are the endpoints this rank opened, one per NIC; absent in
 	// files written before rails existed (one rail: Domain).
@@ -84,9 +85,10 @@ type Rail struct {
 type Sample struct {
 	Type       string `json:"type"` // TypeSample
 	Rank       int    `json:"rank"`
-	Peer       int    `json:"peer"` // the other rank; -1 when the rank talks to several at once
-	Role       string `json:"role"` // "initiator", "target", or "both" (all2all)
-	Size       uint64 `json:"size"` // message size in bytes
+	Peer       int    `json:"peer"`              // the other rank; -1 when the rank talks to several at once
+	Role       string `json:"role"`              // "initiator", "target", or "both" (all2all)
+	Size       uint64 `json:"size"`              // message size in bytes
+	Variant    string `json:"variant,omitempty"` // how it was measured, when a run measures a size several ways
 	BytesSent  uint64 `json:"bytes_sent"`
 	BytesRecv  uint64 `json:"bytes_recv"`
 	Iterations uint64 `json:"iterations"`
@@ -173,6 +175,21 @@ type Manifest struct {
 	Error     string         `json:"error,omitempty"`     // why the launcher failed, when it did
 	TimedOut  bool           `json:"timed_out,omitempty"`
 	Cancelled bool           `json:"cancelled,omitempty"` // stopped by the user or the scheduler
+
+	// RunnerVersion is the runner the executor launched, as it knew it:
+	// efaxx-runner --version, or the container image that holds it.
+	// Resubmitting a sweep skips points with an ok run of the same version.
+	RunnerVersion string `json:"runner_version,omitempty"`
+
+	// The Slurm job step that ran the point; empty for local runs.
+	JobID    string `json:"job_id,omitempty"`    // the job, as sbatch printed it: "4711"
+	Cluster  string `json:"cluster,omitempty"`   // the cluster, when sbatch named one
+	StepID   string `json:"step_id,omitempty"`   // the step, "4711.3"; "" when it never started
+	NodeList string `json:"node_list,omitempty"` // its nodes as Slurm writes them, "h[1-2]"
+
+	// SchedulerReason says how the scheduler ended the job, when the job's
+	// end decided the run's: "slurm job 4711 CANCELLED by 0".
+	SchedulerReason string `json:"scheduler_reason,omitempty"`
 }
 
 // RankFile returns the file name of rank r's records.

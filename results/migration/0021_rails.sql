@@ -1,6 +1,5 @@
--- 0010_rails: multi-rail samples (issue 4). Numbered 0010 so that it never
--- collides with migrations 0002..0009 of other work; migrate applies every
--- missing version in order.
+-- 0021_rails: multi-rail samples (issue 4). It comes after 0020, which
+-- rebuilds the samples table: columns added before that would be lost.
 --
 -- peers:      who the rank talked to, "3", or "all" (every other rank)
 -- strategy:   how its transfers spread over the rails (single, split,
