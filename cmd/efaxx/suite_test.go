@@ -241,3 +241,18 @@ func pidIfSampled(path string) int {
 	}
 	return 0
 }
+
+// TestShippedSweepsValidate keeps every sweep file in sweeps/ valid.
+func TestShippedSweepsValidate(t *testing.T) {
+	files, _ := filepath.Glob("../../sweeps/*/*.toml")
+	top, _ := filepath.Glob("../../sweeps/*.toml")
+	files = append(files, top...)
+	if len(files) < 8 {
+		t.Fatalf("found %d sweep files, want the published and local ones", len(files))
+	}
+	for _, f := range files {
+		if code, _, stderr := efaxx(t, "validate", f); code != 0 {
+			t.Errorf("validate %s = %d: %s", f, code, stderr)
+		}
+	}
+}
