@@ -57,6 +57,8 @@ typedef struct efx_op {
 	size_t len;
 	void *desc;
 	uint64_t raddr, data; /* write: remote address and CQ data */
+	bool delivered;       /* write: complete only once the data is at the target (FI_DELIVERY_COMPLETE) */
+	int64_t posted_at;    /* ns: adaptive times each rail by its completions */
 	uint64_t *done;       /* counter bumped on completion */
 } efx_op;
 
@@ -108,6 +110,8 @@ typedef struct efx_rail {
 	uint32_t tx_inflight;   /* sends and writes queued or posted, not completed */
 	uint32_t rx_inflight;   /* receives likewise */
 	efx_op *pend_head, *pend_tail; /* refused with -FI_EAGAIN: posted again after a CQ read */
+	double ns_per_byte;     /* adaptive: the rail's measured service time, 0 until measured */
+	int64_t last_done;      /* ns of its last send or write completion */
 } efx_rail;
 
 /* The ack a target sends after verifying: iterations of from it has checked. */
@@ -143,7 +147,8 @@ typedef struct efx_xfer {
 	uint64_t data;         /* write: remote CQ data */
 	uint32_t nstreams;
 	efx_stream *streams;
-	uint64_t done; /* completed ops */
+	uint64_t done;   /* completed ops */
+	uint32_t window; /* ops in flight per rail (set when it starts) */
 } efx_xfer;
 
 struct efx_ctx {

@@ -58,9 +58,16 @@ static ssize_t post_now(efx_op *op)
 	switch (op->kind) {
 	case OP_SEND:
 		return fi_send(r->ep, op->buf, op->len, op->desc, r->addrs[op->peer], &op->fi);
-	case OP_WRITE:
-		return fi_writedata(r->ep, op->buf, op->len, op->desc, op->data, r->addrs[op->peer], op->raddr,
-				    r->remote[op->peer].key, &op->fi);
+	case OP_WRITE: {
+		if (!op->delivered)
+			return fi_writedata(r->ep, op->buf, op->len, op->desc, op->data, r->addrs[op->peer], op->raddr,
+					    r->remote[op->peer].key, &op->fi);
+		struct iovec iov = {op->buf, op->len};
+		struct fi_rma_iov rma = {op->raddr, op->len, r->remote[op->peer].key};
+		struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &op->desc, .iov_count = 1, .addr = r->addrs[op->peer],
+					 .rma_iov = &rma, .rma_iov_count = 1, .context = &op->fi, .data = op->data};
+		return fi_writemsg(r->ep, &msg, FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
+	}
 	case OP_RECV:
 	case OP_ACK:
 		return fi_recv(r->ep, op->buf, op->len, op->desc, FI_ADDR_UNSPEC, &op->fi);
@@ -120,12 +127,25 @@ static void on_remote_write(efx_ctx *c, uint64_t data)
 	c->wr_tag[i] = tag;
 }
 
+/* time_rail learns how long rail r takes per byte: the time op spent at
+ * the head of the rail's queue, from its post or the previous completion,
+ * whichever is later; a moving average over the last few ops. */
+static void time_rail(efx_rail *r, const efx_op *op)
+{
+	int64_t now = efx_now(), from = op->posted_at > r->last_done ? op->posted_at : r->last_done;
+	double sample = (double)(now - from) / (double)(op->len ? op->len : 1);
+	r->ns_per_byte = r->ns_per_byte > 0 ? 0.75 * r->ns_per_byte + 0.25 * sample : sample;
+	r->last_done = now;
+}
+
 static int on_op(efx_ctx *c, efx_rail *r, efx_op *op, size_t len)
 {
 	switch (op->kind) {
 	case OP_SEND:
 	case OP_WRITE:
 		r->tx_inflight--;
+		if (op->posted_at)
+			time_rail(r, op);
 		break;
 	case OP_RECV:
 		r->rx_inflight--;

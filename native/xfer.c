@@ -82,27 +82,51 @@ static uint64_t rail_end(const efx_ctx *c, const efx_xfer *x, uint32_t r)
 	return n;
 }
 
-static uint32_t room(const efx_ctx *c, const efx_rail *r, enum efx_op_kind kind)
+static uint32_t room(const efx_xfer *x, const efx_rail *r)
 {
-	uint32_t used = kind == OP_RECV ? r->rx_inflight : r->tx_inflight;
-	return c->cfg.window - used;
+	uint32_t used = x->kind == OP_RECV ? r->rx_inflight : r->tx_inflight;
+	return used < x->window ? x->window - used : 0;
 }
 
-/* freest returns the rail with the most free window, or -1 when all are full;
- * ties go round the rails. */
-static int freest(efx_ctx *c, enum efx_op_kind kind)
+/* window is how many ops a rail may have in flight for x. Adaptive keeps
+ * it to a quarter of a rail's fair share of the buffer: posted ops are
+ * committed to their rail, so a deep window would hand a slow rail as much
+ * as the others before its slowness shows. */
+static uint32_t window(const efx_ctx *c, const efx_xfer *x)
 {
+	if (c->cfg.strategy != EFX_ADAPTIVE)
+		return c->cfg.window;
+	uint64_t share = (x->plan->n * x->nstreams + 4 * c->nrails - 1) / (4 * c->nrails);
+	return share < 1 ? 1 : share < c->cfg.window ? (uint32_t)share : c->cfg.window;
+}
+
+/* freest picks the rail for x's next op under adaptive: the one that would
+ * finish it first, judged by what each rail has queued and how fast it has
+ * been completing (earliest finish time). When that rail's window is full
+ * it returns -1, and the op waits for it rather than go to a rail that
+ * would finish it later: that is what keeps a slow rail's queue short at
+ * the end of a buffer. Rails not yet timed count as the fastest. */
+static int freest(efx_ctx *c, const efx_xfer *x)
+{
+	double fastest = 0;
+	for (uint32_t j = 0; j < c->nrails; j++)
+		if (c->rail[j].ns_per_byte > 0 && (fastest == 0 || c->rail[j].ns_per_byte < fastest))
+			fastest = c->rail[j].ns_per_byte;
 	int best = -1;
-	uint32_t most = 0;
+	double soonest = 0;
 	for (uint32_t i = 0; i < c->nrails; i++) {
-		uint32_t j = (c->rr_next + i) % c->nrails, free = room(c, &c->rail[j], kind);
-		if (free > most) {
-			most = free;
+		uint32_t j = (c->rr_next + i) % c->nrails;
+		const efx_rail *r = &c->rail[j];
+		double speed = r->ns_per_byte > 0 ? r->ns_per_byte : fastest;
+		double finish = (double)(r->tx_inflight + 1) * speed;
+		if (best < 0 || finish < soonest) {
 			best = (int)j;
+			soonest = finish;
 		}
 	}
-	if (best >= 0)
-		c->rr_next = (uint32_t)best + 1;
+	if (room(x, &c->rail[best]) == 0)
+		return -1;
+	c->rr_next = (uint32_t)best + 1;
 	return best;
 }
 
@@ -124,6 +148,10 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 		op->desc = r->desc[BUF_SRC];
 		op->raddr = r->remote[s->peer].addr + s->remote_off + off;
 		op->data = x->data;
+		/* adaptive reads a rail's speed from its completions: they must
+		 * mean delivered, not queued in a socket buffer */
+		op->delivered = c->cfg.strategy == EFX_ADAPTIVE;
+		op->posted_at = c->cfg.strategy == EFX_ADAPTIVE ? efx_now() : 0;
 		r->tx_inflight++;
 		c->rail_bytes[rail] += len;
 	}
@@ -137,7 +165,7 @@ static int fill_stream(efx_ctx *c, efx_xfer *x, efx_stream *s)
 	if (c->cfg.strategy == EFX_ADAPTIVE) {
 		if (s->next >= x->plan->n)
 			return 0;
-		int r = freest(c, x->kind);
+		int r = freest(c, x);
 		if (r < 0)
 			return 0;
 		return post_op(c, x, s, s->next++, (uint32_t)r) ? -1 : 1;
@@ -145,7 +173,7 @@ static int fill_stream(efx_ctx *c, efx_xfer *x, efx_stream *s)
 	int posted = 0;
 	uint64_t step = c->cfg.strategy == EFX_PER_OP ? c->nrails : 1;
 	for (uint32_t r = 0; r < c->nrails; r++) {
-		if (s->cur[r] >= rail_end(c, x, r) || room(c, &c->rail[r], x->kind) == 0)
+		if (s->cur[r] >= rail_end(c, x, r) || room(x, &c->rail[r]) == 0)
 			continue;
 		if (post_op(c, x, s, s->cur[r], r))
 			return -1;
@@ -176,6 +204,7 @@ static int fill(efx_ctx *c, efx_xfer *x)
 static void start(efx_ctx *c, efx_xfer *x)
 {
 	x->done = 0;
+	x->window = window(c, x);
 	for (uint32_t i = 0; i < x->nstreams; i++) {
 		efx_stream *s = &x->streams[i];
 		s->next = 0;
