@@ -80,7 +80,7 @@ static int measure(efx_ctx *c, uint64_t size, efx_sample *s)
 		if (it == w) {
 			if (wait_all_slots(c, w) || efx_barrier(c))
 				return -1;
-			memset(c->rail_bytes, 0, sizeof c->rail_bytes);
+			efx_reset_counts(c);
 			start = efx_now();
 		}
 		if (wait_all_slots(c, it >= c->nslots ? it - c->nslots + 1 : 0))

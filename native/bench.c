@@ -135,10 +135,18 @@ int efx_each_peer(efx_ctx *c, uint64_t size, efx_sample *out, int *n,
 	return 0;
 }
 
-/* efx_rail_bytes copies the bytes posted per rail since the timed phase began. */
+/* efx_reset_counts starts the per-rail byte and requeue counts of a timed phase. */
+void efx_reset_counts(efx_ctx *c)
+{
+	memset(c->rail_bytes, 0, sizeof c->rail_bytes);
+	c->requeued = 0;
+}
+
+/* efx_rail_bytes copies the counts of the timed phase into s. */
 void efx_rail_bytes(efx_ctx *c, efx_sample *s)
 {
 	memcpy(s->rail_bytes, c->rail_bytes, sizeof s->rail_bytes);
+	s->requeued = c->requeued;
 }
 
 /* efx_run measures one size, then waits for every rank: nothing is left in

@@ -86,6 +86,7 @@ typedef struct efx_sample {
 	uint64_t elapsed_ns;
 	uint64_t lat_min, lat_p50, lat_p99, lat_max; /* per-iteration ns */
 	uint64_t rail_bytes[EFX_MAX_RAILS];          /* bytes this rank sent on each rail, all timed iterations */
+	uint64_t requeued; /* its posts the provider refused with -FI_EAGAIN, queued and posted later */
 	char variant[32]; /* how it was measured, when one run measures several ways ("264x512", "memcpy") */
 } efx_sample;
 

@@ -175,6 +175,7 @@ struct efx_ctx {
 	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
 	bool yield;            /* more ranks on this node than cores: idle polls yield the core */
 	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
+	uint64_t requeued;                  /* posts that went to a pending queue since then */
 	uint64_t *lat;
 	char *err;
 
@@ -245,6 +246,7 @@ int efx_open_fabric(efx_ctx *c);
 uint64_t efx_seed(uint64_t size, int sender, uint64_t it);
 int efx_each_peer(efx_ctx *c, uint64_t size, efx_sample *out, int *n,
 		  int (*fn)(efx_ctx *c, uint64_t size, int peer, efx_sample *s));
+void efx_reset_counts(efx_ctx *c);
 void efx_rail_bytes(efx_ctx *c, efx_sample *s);
 
 /* stats.c */

@@ -90,7 +90,8 @@ type Sample struct {
 	LatP99     uint64
 	LatMax     uint64
 	RailBytes  []uint64 // bytes sent on each rail over the timed iterations
-	Variant    string // how it was measured, when a run measures a size several ways
+	Requeued   uint64   // posts refused with -FI_EAGAIN and posted later from the pending queue
+	Variant    string   // how it was measured, when a run measures a size several ways
 }
 
 // ErrNoCgo is returned by every entry point of a build without cgo.

@@ -93,6 +93,7 @@ int efx_post(efx_ctx *c, efx_op *op)
 			return efx_fail(c->err, "%s on rail %u: %s", op_name(op), r->index, fi_strerror((int)-rc));
 	}
 	op->next = NULL;
+	c->requeued++;
 	if (r->pend_tail)
 		r->pend_tail->next = op;
 	else

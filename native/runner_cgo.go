@@ -127,7 +127,7 @@ func (r *Runner) Run(size uint64) ([]Sample, error) {
 			BytesSent: uint64(s.bytes_sent), BytesRecv: uint64(s.bytes_recv),
 			Iterations: uint64(s.iterations), ElapsedNs: uint64(s.elapsed_ns),
 			LatMin: uint64(s.lat_min), LatP50: uint64(s.lat_p50), LatP99: uint64(s.lat_p99), LatMax: uint64(s.lat_max),
-			RailBytes: rb, Variant: C.GoString(&s.variant[0]),
+			RailBytes: rb, Requeued: uint64(s.requeued), Variant: C.GoString(&s.variant[0]),
 		})
 	}
 	if rc != 0 {

@@ -39,7 +39,7 @@ static int initiator(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
 		if (it == w) {
 			if (efx_pair_sync(c, peer))
 				return -1;
-			memset(c->rail_bytes, 0, sizeof c->rail_bytes);
+			efx_reset_counts(c);
 			start = efx_now();
 		}
 		uint64_t seed = efx_seed(size, 0, it);
@@ -80,7 +80,7 @@ static int responder(efx_ctx *c, uint64_t size, efx_sample *s)
 		if (it == w) {
 			if (efx_pair_sync(c, 0))
 				return -1;
-			memset(c->rail_bytes, 0, sizeof c->rail_bytes);
+			efx_reset_counts(c);
 			start = prev = efx_now();
 		}
 		if (move(c, &p, 0, false, true))

@@ -65,7 +65,7 @@ static int initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_
 		if (it == w) {
 			if (wait_slots(c, s, ns, w) || sync_all(c, s, ns))
 				return -1;
-			memset(c->rail_bytes, 0, sizeof c->rail_bytes);
+			efx_reset_counts(c);
 			start = efx_now();
 		}
 		if (wait_slots(c, s, ns, it >= c->nslots ? it - c->nslots + 1 : 0))

@@ -175,8 +175,8 @@ func newSampleWriter(ctx context.Context, tx *sql.Tx, runID int64) (*sampleWrite
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
 			iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
-			peers, strategy, rails, rail_bytes, link_bps)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			peers, strategy, rails, rail_bytes, link_bps, requeued)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`)
 	if err != nil {
 		return nil, err
@@ -239,6 +239,6 @@ func railArgs(s *record.Sample) []any {
 		b, _ := json.Marshal(s.RailBytes)
 		railBytes = string(b)
 	}
-	link := int64(min(s.LinkBps, math.MaxInt64))
-	return []any{s.Peers, s.Strategy, rails, railBytes, link}
+	link, requeued := int64(min(s.LinkBps, math.MaxInt64)), int64(min(s.Requeued, math.MaxInt64))
+	return []any{s.Peers, s.Strategy, rails, railBytes, link, requeued}
 }

@@ -45,6 +45,7 @@ func sampleRecord(in native.Info, o options, s native.Sample) record.Sample {
 	}
 	rails := railsUsed(o.cfg.Strategy, len(in.Rails), in.Rank, peersOf(in, s))
 	out.Peers, out.Strategy, out.Rails, out.LinkBps = "all", o.cfg.Strategy, rails, linkBps(in, rails, o.linkGbps)
+	out.Requeued = s.Requeued
 	if s.Peer >= 0 {
 		out.Peers = strconv.Itoa(s.Peer)
 	}

@@ -256,3 +256,39 @@ func TestShippedSweepsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEagainIsQueued shrinks ofi_rxm's transmit queue to 4 entries under
+// a window of 32: the provider refuses posts with -FI_EAGAIN, the pending
+// queue takes them, and every byte still verifies.
+func TestRunEagainIsQueued(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	sweep := writeFile(t, filepath.Join(dir, "q.toml"), `name = "eagain"
+benchmark = ["write", "all2all"]
+[params]
+provider = "tcp"
+ranks = 2
+rails = 2
+strategy = "per-op"
+window = 32
+chunk = "64KiB"
+sizes = ["4MiB"]
+iterations = 10
+warmup = 1
+timeout = "30s"
+pinning = "none"
+`)
+	t.Setenv("FI_OFI_RXM_TX_SIZE", "4")
+	t.Setenv("FI_OFI_RXM_MSG_TX_SIZE", "4")
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, bench := range []string{"write", "all2all"} {
+		n := count(t, db, `SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id
+			WHERE r.benchmark = ? AND r.status = 'ok' AND s.rank = 0 AND s.requeued > 0`, bench)
+		if n == 0 {
+			t.Errorf("%s: no ok sample of rank 0 had posts requeued; the test no longer provokes -FI_EAGAIN", bench)
+		}
+	}
+}

@@ -101,6 +101,7 @@ type Sample struct {
 	Rails     []int    `json:"rails,omitempty"`      // the rails the strategy used for this sample
 	RailBytes []uint64 `json:"rail_bytes,omitempty"` // bytes this rank sent on each rail over all timed iterations
 	LinkBps   uint64   `json:"link_bps,omitempty"`   // capacity of the NICs behind Rails (each counted once), bit/s; 0 when unknown
+	Requeued  uint64   `json:"requeued,omitempty"`   // posts the provider refused with -FI_EAGAIN, queued and posted later
 }
 
 // Lat holds per-iteration time percentiles in nanoseconds.
