@@ -15,6 +15,7 @@ var benchmarks = []string{
 	"sendrecv", // libfabric SEND/RECV ping-pong between rank pairs
 	"write",    // libfabric RDMA WRITE with remote CQ data, rank 0 to its peers
 	"all2all",  // every rank RDMA-writes its buffer to every other rank at once
+	"proxy",    // GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own (the CUDA plugin)
 	"ipc",      // GPU to GPU in a node through CUDA IPC (the CUDA plugin)
 	"queue",    // GPU (or CPU) producers to a CPU consumer through a command ring
 }
@@ -24,6 +25,7 @@ var rankRange = map[string][2]int{
 	"sendrecv": {2, 65536},
 	"write":    {2, 65536},
 	"all2all":  {2, 65536},
+	"proxy":    {2, 65536},
 	"ipc":      {2, 64}, // one rank per GPU of one node
 	"queue":    {1, 1},
 }
@@ -54,7 +56,7 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 		for _, b := range s.Benchmarks {
 			if p.only != nil && !slices.Contains(p.only, b) {
 				if e, set := d.entries[p]; set {
-					d.fail(e, mark(ErrValue, "applies to benchmark %s only, and the sweep runs %s", strings.Join(p.only, ", "), b))
+					d.fail(e, mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(p.only), b))
 				}
 			}
 		}
@@ -128,4 +130,12 @@ func (s *Sweep) valuesOf(name string) []any {
 		}
 	}
 	return nil
+}
+
+// benchmarkList names benchmarks in a message: "benchmark ipc", "benchmarks queue and proxy".
+func benchmarkList(b []string) string {
+	if len(b) == 1 {
+		return "benchmark " + b[0]
+	}
+	return "benchmarks " + strings.Join(b[:len(b)-1], ", ") + " and " + b[len(b)-1]
 }

@@ -62,7 +62,7 @@ var params = []*param{
 		flag: "--direction", field: bind(func(p *Point) *string { return &p.Direction })},
 	{name: "cells", def: "pinned", read: readString(oneOf("cells", "pinned", "managed", "device", "host")),
 		only: []string{"queue"}, flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
-	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")), only: []string{"queue"},
+	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")), only: []string{"queue", "proxy"},
 		flag: "--mode", field: bind(func(p *Point) *string { return &p.Mode })},
 	{name: "producer", def: "gpu", read: readString(oneOf("producer", "gpu", "cpu")), only: []string{"queue"},
 		flag: "--producer", field: bind(func(p *Point) *string { return &p.Producer })},
@@ -72,22 +72,16 @@ var params = []*param{
 
 // network are the benchmarks that move data over libfabric: the params of
 // NICs, rails and chunks apply to them only.
-var network = []string{"sendrecv", "write", "all2all"}
+var network = []string{"sendrecv", "write", "all2all", "proxy"}
 
 // strategies are the ways a multi-rail transfer spreads over the rails,
 // as efaxx-runner's --strategy takes them (native/xfer.c defines them).
 var strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
 
-// memoryKind accepts the buffer memory kinds that exist today.
-func memoryKind(s string) error {
-	switch s {
-	case "host":
-		return nil
-	case "pinned", "device":
-		return mark(ErrValue, "memory %q arrives with the CUDA plugin (a later issue); only \"host\" exists now", s)
-	}
-	return mark(ErrValue, "unknown memory %q; known: host (pinned and device arrive with the CUDA plugin)", s)
-}
+// memoryKind accepts the buffer memory kinds: host, pinned (host memory
+// registered with CUDA; needs the CUDA plugin where it runs) and device
+// (GPU memory; needs a provider with FI_HMEM, checked where it runs).
+func memoryKind(s string) error { return oneOf("memory", "host", "pinned", "device")(s) }
 
 // nonEmpty accepts any string but the empty one.
 func nonEmpty(what string) func(string) error {

@@ -226,12 +226,18 @@ func (d *decoder) resolve(s *Sweep) {
 
 // checkCombinations rejects params that are valid alone but not together.
 // sendrecv cannot be adaptive: a two-sided receive must be posted on the
-// rail its message will arrive on before the sender picks the rail.
+// rail its message will arrive on before the sender picks the rail. The
+// proxy serves one peer at a time, so it cannot be round-robin (every peer
+// at once).
 func checkCombinations(s *Sweep) error {
 	strategy := slices.Index(axes(), paramNamed("strategy"))
 	if slices.Contains(s.Benchmarks, "sendrecv") && slices.Contains(s.values[strategy], any("adaptive")) {
 		return mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
 			"its message arrives on before the sender picks one; use write or all2all, or a fixed strategy")
+	}
+	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.values[strategy], any("round-robin")) {
+		return mark(ErrValue, "proxy cannot use the round-robin strategy: its CPU proxy writes to one peer at a "+
+			"time; use single, split, per-op or adaptive")
 	}
 	return nil
 }

@@ -98,9 +98,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", "name = \"../x\"\nbenchmark = \"write\"\n",
 			`sweeps/x.toml:1: name: "../x" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit`},
 		{"unknown benchmark", "name = \"x\"\nbenchmark = \"wirte\"\n",
-			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, ipc, queue`},
+			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, proxy, ipc, queue`},
 		{"unknown benchmark in a list", "name = \"x\"\nbenchmark = [\"write\", \"alltoall\"]\n",
-			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall" (did you mean "all2all"?); known: sendrecv, write, all2all, ipc, queue`},
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall" (did you mean "all2all"?); known: sendrecv, write, all2all, proxy, ipc, queue`},
 		{"unknown provider", head + "[params]\nprovider = \"verbs\"\n",
 			`sweeps/x.toml:4: params.provider: unknown provider "verbs"; known: auto, shm, tcp, efa`},
 		{"ranks too few", head + "[params]\nranks = 1\n",
@@ -192,7 +192,7 @@ sizes = "64MiB..4KiB"
 timeout = 60
 window = [1, 1]
 `, `sweeps/x.toml:2: name: "bad name" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit
-sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, ipc, queue
+sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, proxy, ipc, queue
 sweeps/x.toml:6: params.provider: empty list: the sweep would expand to no points
 sweeps/x.toml:7: params.ranks: want integer, got string
 sweeps/x.toml:8: params.sizez: unknown key (did you mean "sizes"?)
@@ -331,10 +331,12 @@ func TestParseRejectsCombinationsAndMemory(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"sendrecv adaptive", "name = \"x\"\nbenchmark = [\"sendrecv\", \"write\"]\n[params]\nstrategy = [\"split\", \"adaptive\"]\n",
 			"params.strategy: sendrecv cannot use the adaptive strategy"},
-		{"device memory", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmemory = \"device\"\n",
-			`params.memory: memory "device" arrives with the CUDA plugin`},
-		{"pinned memory", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmemory = \"pinned\"\n",
-			`params.memory: memory "pinned" arrives with the CUDA plugin`},
+		{"unknown memory", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmemory = \"hbm\"\n",
+			`params.memory: unknown memory "hbm"; known: host, pinned, device`},
+		{"proxy round-robin", "name = \"x\"\nbenchmark = \"proxy\"\n[params]\nstrategy = \"round-robin\"\n",
+			"params.strategy: proxy cannot use the round-robin strategy"},
+		{"mode on write", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmode = \"nbi\"\n",
+			"params.mode: applies to benchmarks queue and proxy only, and the sweep runs write"},
 		{"rails", "name = \"x\"\nbenchmark = \"write\"\n[params]\nrails = 17\n", "params.rails: 17 is out of range"},
 		{"link", "name = \"x\"\nbenchmark = \"write\"\n[params]\nlink_gbps = -1\n", "params.link_gbps: -1 Gbps is out of range"},
 	}

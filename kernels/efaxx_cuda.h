@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "ring.h"
+
 #define EFX_CUDA_ABI 1
 #define EFX_CUDA_ERRLEN 512
 #define EFX_CUDA_IPC_HANDLE 64 /* one cudaIpcMemHandle_t */
@@ -81,6 +83,36 @@ int efx_cuda_ipc_check(efx_cuda *c, const efx_cuda_copy *spec, char *err);
  * lat gets spec->items per-command times in ns: push to completion when
  * blocking, the push alone when not. */
 int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+
+/* Proxy: GPU threads write each iteration's stamps (the words that change
+ * per iteration; the rest of the payload is the base pattern, written
+ * once) into a source slot of host memory, make them visible, and push one
+ * command per iteration into a ring; the caller's CPU thread pops them and
+ * posts the writes (native/proxy.c). */
+typedef struct efx_cuda_proxy_spec {
+	uint8_t *src;               /* the source slots: host memory given to efx_cuda_host_register */
+	uint64_t stride;            /* bytes between slots */
+	uint32_t slots;             /* iteration i uses slot i % slots */
+	uint32_t nstamps;           /* entries of the three arrays below (host memory, as efx_stamp_list fills them) */
+	const uint64_t *stamp_off;  /* offset in a slot */
+	const uint32_t *stamp_key;  /* op << 8 | k */
+	const uint8_t *stamp_width; /* 8, or a short op's length */
+	uint64_t seed;              /* iteration i's seed is seed ^ i */
+	int32_t sender;
+	uint64_t first, n;          /* iterations [first, first + n) */
+	int32_t blocking;           /* 1: wait for each command's completion; 0: once at the end (NBI) */
+	int64_t timeout_ns;
+} efx_cuda_proxy_spec;
+
+/* Register host memory so GPU kernels can write it. */
+int efx_cuda_host_register(efx_cuda *c, void *ptr, uint64_t len, char *err);
+/* Make (once) and empty the proxy's command ring; host gets the CPU's view. */
+int efx_cuda_proxy_ring(efx_cuda *c, efx_ring *host, char *err);
+/* Start the kernel of spec; it runs while the caller serves the ring. */
+int efx_cuda_proxy_launch(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *err);
+/* Wait for it; lat gets spec->n per-iteration times in ns: the whole
+ * iteration when blocking, the GPU's part (stamp, fence, push) when not. */
+int efx_cuda_proxy_wait(efx_cuda *c, uint64_t *lat, efx_cuda_timing *t, char *err);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,7 @@ static int queue_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
 static const efx_bench efx_ipc_bench = {.name = "ipc", .min_ranks = 2, .open = efx_ipc_open, .run = ipc_run};
 static const efx_bench efx_queue_bench = {.name = "queue", .min_ranks = 1, .open = efx_queue_open, .run = queue_run};
 
-static const efx_bench *benches[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_ipc_bench, &efx_queue_bench};
+static const efx_bench *benches[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_proxy, &efx_ipc_bench, &efx_queue_bench};
 
 static const efx_bench *find(const char *name)
 {
@@ -109,9 +109,11 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
  * sender pattern into its buffer and posts the ack receives it needs. */
 int efx_open_fabric(efx_ctx *c)
 {
-	if (efx_fabric_open(c))
+	if (efx_fabric_open(c) || efx_memory_open(c))
 		return -1;
-	efx_fill(c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, c->info->rank);
+	uint64_t stride = efx_stride(c->cfg.max_size); /* each source slot holds the pattern from its own start */
+	for (uint32_t s = 0; s < (c->src_slots ? c->src_slots : 1); s++)
+		efx_fill(c->buf[BUF_SRC].ptr + s * stride, c->cfg.max_size, c->info->rank);
 	return c->bench->acks ? efx_post_acks(c) : 0;
 }
 
@@ -174,6 +176,7 @@ void efx_close(efx_ctx *c)
 	if (!c)
 		return;
 	efx_fabric_close(c);
+	efx_proxy_free(c);
 	if (c->gpu)
 		c->cuda.close(c->gpu);
 	efx_cuda_unload(&c->cuda);

@@ -60,6 +60,10 @@ int efx_cuda_load(efx_cuda_api *api, char *err)
 	SYM(ipc_copy);
 	SYM(ipc_check);
 	SYM(queue);
+	SYM(host_register);
+	SYM(proxy_ring);
+	SYM(proxy_launch);
+	SYM(proxy_wait);
 	return 0;
 }
 
@@ -68,4 +72,39 @@ void efx_cuda_unload(efx_cuda_api *api)
 	if (api->lib)
 		dlclose(api->lib);
 	memset(api, 0, sizeof *api);
+}
+
+/* efx_cuda_attach loads the plugin and opens this rank's GPU (local rank
+ * modulo the GPUs there are), once. */
+int efx_cuda_attach(efx_ctx *c)
+{
+	if (c->gpu)
+		return 0;
+	return efx_cuda_load(&c->cuda, c->err) ||
+	       c->cuda.open(c->info->local_rank, &c->gpu, c->info->gpu, sizeof c->info->gpu, c->err);
+}
+
+/* efx_memory_open makes a network benchmark's buffers the memory its point
+ * asks for. pinned: host memory registered with CUDA (page-locked, mapped
+ * for GPU kernels), as Libefaxx's Pin buffers. device: GPU memory that the
+ * provider must register with FI_HMEM. */
+int efx_memory_open(efx_ctx *c)
+{
+	switch (c->cfg.memory) {
+	case EFX_MEMORY_HOST:
+		return 0;
+	case EFX_MEMORY_PINNED:
+		if (efx_cuda_attach(c))
+			return -1;
+		for (int b = BUF_SRC; b <= BUF_DST; b++)
+			if (c->cuda.host_register(c->gpu, c->buf[b].ptr, c->buf[b].len, c->err))
+				return -1;
+		return 0;
+	}
+	const char *prov = c->rail[0].fi->fabric_attr->prov_name;
+	if (!(c->rail[0].fi->caps & FI_HMEM))
+		return efx_fail(c->err, "memory device needs a provider that registers GPU memory (FI_HMEM); %s does not here",
+				prov);
+	return efx_fail(c->err, "memory device over %s: FI_HMEM registration of GPU buffers is not built into this "
+				"efaxx-runner; use memory host or pinned", prov);
 }

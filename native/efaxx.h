@@ -27,6 +27,9 @@ enum {
 	EFX_ADAPTIVE = 4,    /* each chunk to the rail with the most free window */
 };
 
+/* Where a network benchmark's buffers live. */
+enum { EFX_MEMORY_HOST = 0, EFX_MEMORY_PINNED = 1, EFX_MEMORY_DEVICE = 2 };
+
 /* What one step measures; strings are owned by the caller. */
 typedef struct efx_config {
 	const char *benchmark; /* "sendrecv", "write", "all2all", "ipc" or "queue" */
@@ -35,6 +38,7 @@ typedef struct efx_config {
 	uint32_t rails;        /* endpoints to open, one per NIC (NICs are reused when there are fewer) */
 	uint32_t strategy;     /* EFX_SINGLE ... EFX_ADAPTIVE */
 	int32_t core;          /* CPU to pin the measuring (queue: consuming) thread to; -1: no pinning */
+	int32_t memory;        /* network buffers: EFX_MEMORY_* */
 	uint64_t max_size;     /* largest message size; buffers are sized for it */
 	uint64_t chunk;        /* bytes per fabric operation */
 	uint32_t window;       /* operations in flight per rail */

@@ -88,6 +88,10 @@ typedef struct efx_cuda_api {
 	int (*ipc_copy)(efx_cuda *c, int slot, const efx_cuda_copy *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
 	int (*ipc_check)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
 	int (*queue)(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+	int (*host_register)(efx_cuda *c, void *ptr, uint64_t len, char *err);
+	int (*proxy_ring)(efx_cuda *c, efx_ring *host, char *err);
+	int (*proxy_launch)(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *err);
+	int (*proxy_wait)(efx_cuda *c, uint64_t *lat, efx_cuda_timing *t, char *err);
 } efx_cuda_api;
 
 
@@ -181,6 +185,8 @@ struct efx_ctx {
 
 	efx_cuda_api cuda; /* loaded by GPU benchmarks only */
 	efx_cuda *gpu;
+	uint32_t src_slots; /* source buffers of max_size each (the proxy's GPU fills one while another is written) */
+	struct efx_gpu_proxy *proxy;
 };
 
 /* A benchmark: how it measures one size. */
@@ -239,6 +245,7 @@ void efx_fill(uint8_t *buf, size_t len, int sender);
 void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender);
 void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender);
 void efx_corrupt(uint8_t *buf, size_t len);
+uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
 
 /* bench.c */
@@ -254,12 +261,23 @@ void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
 
 /* cuda.c */
 int efx_cuda_load(efx_cuda_api *api, char *err);
+int efx_cuda_attach(efx_ctx *c);
+int efx_memory_open(efx_ctx *c);
 void efx_cuda_unload(efx_cuda_api *api);
 
 /* benchmarks (a table entry each) and the GPU benchmarks' entry points:
  * ipc measures one size against one peer and returns the samples it wrote
  * (or -1), queue one size alone. */
-extern const efx_bench efx_sendrecv, efx_write, efx_all2all;
+extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy;
+
+/* write.c, which the proxy benchmark drives too */
+int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,
+			uint8_t *src);
+int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v);
+int efx_write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns);
+int efx_write_initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_sample *out);
+int efx_write_target(efx_ctx *c, uint64_t size, efx_sample *s);
+void efx_proxy_free(efx_ctx *c);
 int efx_ipc_open(efx_ctx *c);
 int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
 int efx_queue_open(efx_ctx *c);

@@ -276,7 +276,7 @@ int efx_fabric_open(efx_ctx *c)
 	c->wr_tag = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_tag);
 	if (!c->acked || !c->streams || !c->wr_count || !c->wr_tag)
 		return efx_fail(c->err, "allocate per-peer state: out of memory");
-	if (pin(c) || alloc_buf(c, &c->buf[BUF_SRC], c->cfg.max_size) ||
+	if (pin(c) || alloc_buf(c, &c->buf[BUF_SRC], (c->src_slots ? c->src_slots : 1) * efx_stride(c->cfg.max_size)) ||
 	    alloc_buf(c, &c->buf[BUF_DST], c->regions * c->region_len) ||
 	    alloc_buf(c, &c->buf[BUF_CTL], EFX_ACKS * sizeof(efx_ack)) || open_rails(c))
 		return -1;

@@ -31,6 +31,7 @@ type Config struct {
 	Rails      int           // endpoints per rank, one per NIC; NICs are reused when there are fewer
 	Strategy   string        // one of Strategies
 	Core       int           // CPU to pin the measuring (queue: consuming) thread to; -1: none
+	Memory     int           // network buffers: MemoryHost, MemoryPinned or MemoryDevice
 	MaxSize    uint64        // largest message size; buffers are sized for it
 	Chunk      uint64        // bytes per fabric operation
 	Window     int           // operations in flight per rail
@@ -56,6 +57,13 @@ type Rail struct {
 	Fabric  string
 	LinkBps uint64 // link speed in bit/s as the provider reports it; 0 when unknown
 }
+
+// Where a network benchmark's buffers live.
+const (
+	MemoryHost   = 0 // malloc'd, registered with the provider only
+	MemoryPinned = 1 // also registered with CUDA (page-locked, mapped for GPU kernels)
+	MemoryDevice = 2 // GPU memory, registered with the provider through FI_HMEM
+)
 
 // Where the queue's cells live.
 const (

@@ -12,20 +12,9 @@
 #include <string.h>
 
 #include "efx.h"
+#include "pattern.h"
 
-static inline uint64_t mix64(uint64_t x)
-{ /* splitmix64's finalizer: cheap, and every input bit moves every output bit */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static inline uint64_t base_word(size_t w, int sender)
-{
-	return mix64(((uint64_t)w << 16) ^ (uint64_t)(uint32_t)sender);
-}
+static inline uint64_t base_word(size_t w, int sender) { return efx_base_word(w, sender); }
 
 static inline uint8_t base_byte(size_t i, int sender)
 {
@@ -56,9 +45,9 @@ static int stamps(size_t clen, size_t pos[3])
 	return 3; /* may overlap in chunks under 24 bytes: writers and checkers apply them in order */
 }
 
-static inline uint64_t stamp_value(uint64_t seed, size_t chunk_index, int k, int sender)
+static inline uint64_t stamp_value(uint64_t seed, size_t op, int k, int sender)
 {
-	return mix64(seed ^ mix64(((uint64_t)chunk_index << 8 | (uint64_t)k) ^ ((uint64_t)(uint32_t)sender << 40)));
+	return efx_stamp_value(seed, op, k, sender);
 }
 
 static void stamp_chunk(uint8_t *c, size_t clen, size_t ci, uint64_t seed, int sender)
@@ -77,6 +66,26 @@ void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender)
 		efx_plan_op(p, k, &off, &len);
 		stamp_chunk(buf + off, len, k, seed, sender);
 	}
+}
+
+/* efx_stamp_list lists where efx_stamp writes for plan p: up to 3 * p->n
+ * entries of offset, op << 8 | k (what efx_stamp_value takes) and width in
+ * bytes (8, or a short op's length). It returns how many. GPU code that
+ * writes the payload stamps from this list. */
+uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width)
+{
+	uint32_t n = 0;
+	for (uint64_t k = 0, o, clen; k < p->n; k++) {
+		efx_plan_op(p, k, &o, &clen);
+		size_t pos[3];
+		int m = stamps(clen, pos);
+		for (int j = 0; j < m; j++, n++) {
+			off[n] = o + pos[j];
+			key[n] = (uint32_t)(k << 8 | (uint64_t)j);
+			width[n] = (uint8_t)(clen < 8 ? clen : 8);
+		}
+	}
+	return n;
 }
 
 /* efx_corrupt flips one byte: the test hook that proves checks fail. Calling it again undoes it. */

@@ -22,19 +22,20 @@
 
 #include "efx.h"
 
-/* write_iteration writes iteration it to every stream and waits for local completion. */
-static int write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size)
+/* efx_write_iteration writes iteration it, from src, to every stream and
+ * waits for local completion. */
+int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,
+			uint8_t *src)
 {
 	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(size);
 	for (uint32_t i = 0; i < ns; i++)
 		s[i].remote_off = (uint64_t)efx_region(0, s[i].peer) * c->region_len + slot_off;
-	efx_xfer x = {.kind = OP_WRITE, .plan = p, .buf = c->buf[BUF_SRC].ptr, .data = EFX_DATA(0, it),
-		      .nstreams = ns, .streams = s};
+	efx_xfer x = {.kind = OP_WRITE, .plan = p, .buf = src, .data = EFX_DATA(0, it), .nstreams = ns, .streams = s};
 	return efx_xfer_run(c, &x, 1, "write completions");
 }
 
-/* wait_slots waits until every stream's target has verified the slot's last user. */
-static int wait_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
+/* efx_write_slots waits until every stream's target has verified v iterations. */
+int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 {
 	for (uint32_t i = 0; i < ns; i++)
 		if (efx_wait_acks(c, s[i].peer, v))
@@ -42,7 +43,7 @@ static int wait_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 	return 0;
 }
 
-static int sync_all(efx_ctx *c, const efx_stream *s, uint32_t ns)
+int efx_write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
 {
 	for (uint32_t i = 0; i < ns; i++)
 		if (efx_pair_sync(c, s[i].peer))
@@ -50,7 +51,7 @@ static int sync_all(efx_ctx *c, const efx_stream *s, uint32_t ns)
 	return 0;
 }
 
-static int initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_sample *out)
+int efx_write_initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_sample *out)
 {
 	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
 	int64_t start = 0, end = 0;
@@ -59,23 +60,23 @@ static int initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_
 	efx_set_slots(c, size);
 	for (uint32_t i = 0; i < ns; i++)
 		c->acked[s[i].peer] = 0;
-	if (sync_all(c, s, ns))
+	if (efx_write_sync(c, s, ns))
 		return -1;
 	for (uint64_t it = 0; it < total; it++) {
 		if (it == w) {
-			if (wait_slots(c, s, ns, w) || sync_all(c, s, ns))
+			if (efx_write_slots(c, s, ns, w) || efx_write_sync(c, s, ns))
 				return -1;
 			efx_reset_counts(c);
 			start = efx_now();
 		}
-		if (wait_slots(c, s, ns, it >= c->nslots ? it - c->nslots + 1 : 0))
+		if (efx_write_slots(c, s, ns, it >= c->nslots ? it - c->nslots + 1 : 0))
 			return -1;
 		efx_stamp(c->buf[BUF_SRC].ptr, &p, efx_seed(size, 0, it), 0);
 		bool hook = size == c->cfg.corrupt_size && it == total - 1;
 		if (hook)
 			efx_corrupt(c->buf[BUF_SRC].ptr, size);
 		int64_t t0 = efx_now();
-		if (write_iteration(c, &p, s, ns, it, size))
+		if (efx_write_iteration(c, &p, s, ns, it, size, c->buf[BUF_SRC].ptr))
 			return -1;
 		end = efx_now();
 		if (it >= w)
@@ -88,10 +89,10 @@ static int initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_
 	efx_rail_bytes(c, out);
 	efx_summarize(out, c->lat, c->cfg.iterations);
 	efx_unstamp(c->buf[BUF_SRC].ptr, &p, 0);
-	return wait_slots(c, s, ns, total);
+	return efx_write_slots(c, s, ns, total);
 }
 
-static int target(efx_ctx *c, uint64_t size, efx_sample *s)
+int efx_write_target(efx_ctx *c, uint64_t size, efx_sample *s)
 {
 	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
 	int me = c->info->rank;
@@ -133,10 +134,10 @@ static int target(efx_ctx *c, uint64_t size, efx_sample *s)
 static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
 {
 	if (c->info->rank != 0)
-		return target(c, size, s);
+		return efx_write_target(c, size, s);
 	efx_stream *st = &c->streams[0];
 	*st = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
-	return initiator(c, size, st, 1, s);
+	return efx_write_initiator(c, size, st, 1, s);
 }
 
 /* all_at_once is round-robin: rank 0 writes to every peer together. */
@@ -148,14 +149,14 @@ static int all_at_once(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
 	if (c->info->rank != 0) {
 		s->peer = 0;
 		s->role = EFX_ROLE_TARGET;
-		return target(c, size, s);
+		return efx_write_target(c, size, s);
 	}
 	uint32_t ns = (uint32_t)c->info->world - 1;
 	for (uint32_t i = 0; i < ns; i++)
 		c->streams[i] = (efx_stream){.peer = (int)i + 1, .rail = efx_stream_rail(c, 0, (int)i + 1)};
 	s->peer = ns == 1 ? 1 : -1;
 	s->role = EFX_ROLE_INITIATOR;
-	return initiator(c, size, c->streams, ns, s);
+	return efx_write_initiator(c, size, c->streams, ns, s);
 }
 
 static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)

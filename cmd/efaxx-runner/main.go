@@ -142,7 +142,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.cfg.Strategy, "strategy", "single", "how chunks spread over rails: "+strings.Join(native.Strategies, ", "))
 	fs.StringVar(&o.pinning, "pin", "numa", "CPU pinning: numa (a core of the NIC's NUMA node) or none")
 	fs.Float64Var(&o.linkGbps, "link-gbps", 0, "link speed per NIC in Gbps to record; 0: the provider's")
-	fs.StringVar(&memory, "memory", "host", "buffer memory: host")
+	fs.StringVar(&memory, "memory", "host", "buffer memory: host, pinned (CUDA-registered host) or device (GPU, FI_HMEM)")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated message sizes in bytes")
 	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer")
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
@@ -154,7 +154,7 @@ func parseFlags(args []string) (options, error) {
 	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
 	direction := fs.String("direction", "push", "ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)")
 	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
-	mode := fs.String("mode", "nbi", "queue: nbi (one wait at the end) or blocking (a wait per command)")
+	mode := fs.String("mode", "nbi", "queue, proxy: nbi (one wait at the end) or blocking (a wait per command)")
 	producer := fs.String("producer", "gpu", "queue: gpu, or cpu (the ring with no GPU)")
 	fs.IntVar(&o.cfg.Producers, "producers", 1, "queue: threads pushing commands")
 	showVersion := fs.Bool("version", false, "print the version and exit")
@@ -182,18 +182,31 @@ func parseFlags(args []string) (options, error) {
 			return o, fmt.Errorf("EFAXX_TEST_CORRUPT_SIZE=%q: %w", s, err)
 		}
 	}
-	return o, check(o, memory)
+	if o.cfg.Memory, err = memoryKind(memory); err != nil {
+		return o, err
+	}
+	return o, check(o)
 }
 
-func check(o options, memory string) error {
+func memoryKind(s string) (int, error) {
+	switch s {
+	case "host":
+		return native.MemoryHost, nil
+	case "pinned":
+		return native.MemoryPinned, nil
+	case "device":
+		return native.MemoryDevice, nil
+	}
+	return 0, fmt.Errorf("--memory %q: want host, pinned or device", s)
+}
+
+func check(o options) error {
 	if _, err := native.StrategyIndex(o.cfg.Strategy); err != nil {
 		return fmt.Errorf("--strategy: %w", err)
 	}
 	switch {
 	case o.cfg.Benchmark == "":
 		return errors.New("--benchmark is required")
-	case memory != "host":
-		return fmt.Errorf("--memory %q: only host memory exists until the CUDA plugin arrives", memory)
 	case o.pinning != "numa" && o.pinning != "none":
 		return fmt.Errorf("--pin %q: want numa or none", o.pinning)
 	case o.cfg.Rails < 1 || o.cfg.Rails > 16:

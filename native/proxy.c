@@ -1,0 +1,179 @@
+/*
+ * proxy.c: GPU-initiated RDMA writes through a CPU proxy (Libefaxx proxy).
+ *
+ * Rank 0's GPU produces each iteration's payload, writing the words that
+ * change per iteration (the stamps of native/pattern.c) into one of a few
+ * source slots of host memory, fences them out, and pushes one command into
+ * a ring (kernels/ring.h). This thread is the proxy: it pops each command
+ * and posts the iteration's writes from that slot, exactly as the write
+ * benchmark would, and marks the command done once the writes complete
+ * locally, which the GPU can see. Blocking: the GPU waits for each
+ * command; NBI: only for a slot to come free, and once at the end.
+ *
+ * The same run first measures the CPU writing the same bytes (the write
+ * benchmark's initiator), the baseline; the peer's side is the write
+ * benchmark's target for both, so every iteration is checked there.
+ * Samples: variant "cpu" and "gpu", on both ends.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "efx.h"
+#include "ring.h"
+
+#define PROXY_SLOTS 4
+
+typedef struct efx_gpu_proxy {
+	efx_ring ring;
+	uint64_t *off; /* the stamp list of the current plan */
+	uint32_t *key;
+	uint8_t *width;
+	uint64_t pos; /* next ring position to pop */
+} efx_gpu_proxy;
+
+void efx_proxy_free(efx_ctx *c)
+{
+	if (!c->proxy)
+		return;
+	free(c->proxy->off);
+	free(c->proxy->key);
+	free(c->proxy->width);
+	free(c->proxy);
+	c->proxy = NULL;
+}
+
+static int open_proxy(efx_ctx *c)
+{
+	c->src_slots = PROXY_SLOTS;
+	if (efx_open_fabric(c))
+		return -1;
+	if (c->info->rank != 0)
+		return 0;
+	efx_gpu_proxy *p = calloc(1, sizeof *p);
+	c->proxy = p;
+	uint64_t ops = (c->cfg.max_size + c->cfg.chunk - 1) / c->cfg.chunk + EFX_MAX_RAILS; /* split adds one per slice */
+	p->off = calloc(3 * ops, sizeof *p->off);
+	p->key = calloc(3 * ops, sizeof *p->key);
+	p->width = calloc(3 * ops, 1);
+	if (!p->off || !p->key || !p->width)
+		return efx_fail(c->err, "proxy: out of memory");
+	return efx_cuda_attach(c) || c->cuda.host_register(c->gpu, c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, c->err);
+}
+
+static uint8_t *slot(efx_ctx *c, uint64_t it) { return c->buf[BUF_SRC].ptr + (it % PROXY_SLOTS) * efx_stride(c->cfg.max_size); }
+
+/* pop waits for the next command the GPU pushed and returns its iteration;
+ * the fabric is progressed meanwhile, so the targets' acks keep coming. */
+static int pop(efx_ctx *c, uint64_t total, uint64_t *it)
+{
+	efx_gpu_proxy *p = c->proxy;
+	const uint8_t *payload = efx_ring_cell(&p->ring, p->pos) + EFX_RING_HEADER;
+	while (!efx_ring_ready(&p->ring, p->pos) || !efx_ring_check(payload, 8, p->pos, total, it))
+		if (efx_progress(c) < 0 || efx_stalled(c, "the GPU's next command"))
+			return -1;
+	if (*it != p->pos)
+		return efx_fail(c->err, "proxy: cell %llu holds the command of iteration %llu", (unsigned long long)p->pos,
+				(unsigned long long)*it);
+	return 0;
+}
+
+/* serve pops n commands and posts each iteration's writes to peer. */
+static int serve(efx_ctx *c, const efx_plan *pl, efx_stream *s, uint64_t n, uint64_t total, uint64_t size)
+{
+	efx_gpu_proxy *p = c->proxy;
+	for (uint64_t i = 0; i < n; i++, p->pos++) {
+		uint64_t it;
+		if (pop(c, total, &it) || efx_write_slots(c, s, 1, it >= c->nslots ? it - c->nslots + 1 : 0))
+			return -1;
+		bool hook = size == c->cfg.corrupt_size && it == total - 1;
+		if (hook)
+			efx_corrupt(slot(c, it), size);
+		if (efx_write_iteration(c, pl, s, 1, it, size, slot(c, it)))
+			return -1;
+		if (hook)
+			efx_corrupt(slot(c, it), size);
+		efx_ring_release(&p->ring, p->pos);
+	}
+	return 0;
+}
+
+/* phase runs iterations [first, first + n) on the GPU and serves them. */
+static int phase(efx_ctx *c, efx_cuda_proxy_spec *spec, const efx_plan *pl, efx_stream *s, uint64_t total,
+		 uint64_t size, efx_cuda_timing *t)
+{
+	if (spec->n == 0)
+		return 0;
+	if (c->cuda.proxy_launch(c->gpu, spec, c->err) || serve(c, pl, s, spec->n, total, size))
+		return -1;
+	return c->cuda.proxy_wait(c->gpu, c->lat, t, c->err);
+}
+
+/* gpu measures the GPU-initiated writes of one size to peer, on rank 0. */
+static int gpu(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+{
+	efx_gpu_proxy *p = c->proxy;
+	uint64_t w = c->cfg.warmup, n = c->cfg.iterations;
+	efx_plan pl;
+	efx_plan_for(c, &pl, size);
+	efx_set_slots(c, size);
+	efx_stream *s = &c->streams[0];
+	*s = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
+	c->acked[peer] = 0;
+	p->pos = 0;
+	efx_cuda_proxy_spec spec = {
+		.src = c->buf[BUF_SRC].ptr, .stride = efx_stride(c->cfg.max_size), .slots = PROXY_SLOTS,
+		.nstamps = efx_stamp_list(&pl, p->off, p->key, p->width),
+		.stamp_off = p->off, .stamp_key = p->key, .stamp_width = p->width,
+		.seed = efx_seed(size, 0, 0), .sender = 0, .first = 0, .n = w,
+		.blocking = c->cfg.blocking, .timeout_ns = c->cfg.timeout_ns,
+	};
+	efx_cuda_timing t = {0};
+	if (c->cuda.proxy_ring(c->gpu, &p->ring, c->err) || efx_pair_sync(c, peer) ||
+	    phase(c, &spec, &pl, s, w + n, size, &t) || efx_write_slots(c, s, 1, w) || efx_pair_sync(c, peer))
+		return -1;
+	efx_reset_counts(c);
+	spec.first = w;
+	spec.n = n;
+	if (phase(c, &spec, &pl, s, w + n, size, &t))
+		return -1;
+	out->elapsed_ns = t.elapsed_ns;
+	out->bytes_sent = size;
+	efx_rail_bytes(c, out);
+	efx_summarize(out, c->lat, n);
+	for (uint64_t i = 0; i < PROXY_SLOTS; i++)
+		efx_unstamp(slot(c, i), &pl, 0);
+	return efx_write_slots(c, s, 1, w + n);
+}
+
+/* pair measures one peer both ways: the CPU's writes, then the GPU's. */
+static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+{
+	snprintf(out[0].variant, sizeof out[0].variant, "cpu");
+	snprintf(out[1].variant, sizeof out[1].variant, "gpu");
+	out[1].peer = out[0].peer;
+	out[1].role = out[0].role;
+	if (c->info->rank != 0)
+		return efx_write_target(c, size, &out[0]) || efx_write_target(c, size, &out[1]) ? -1 : 0;
+	efx_stream *s = &c->streams[0];
+	*s = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
+	return efx_write_initiator(c, size, s, 1, &out[0]) || gpu(c, size, peer, &out[1]) ? -1 : 0;
+}
+
+static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+{
+	int me = c->info->rank;
+	for (int peer = 1; peer < c->info->world; peer++) {
+		if (me != 0 && me != peer)
+			continue;
+		efx_sample *s = &out[*n];
+		s[0].peer = me == 0 ? peer : 0;
+		s[0].role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
+		c->last_progress = efx_now();
+		if (pair(c, size, s[0].peer, s))
+			return -1;
+		*n += 2;
+	}
+	return 0;
+}
+
+const efx_bench efx_proxy = {.name = "proxy", .min_ranks = 2, .acks = true, .open = open_proxy, .run = run};
