@@ -9,7 +9,6 @@
 package record
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -93,31 +92,6 @@ type End struct {
 	ElapsedNs uint64 `json:"elapsed_ns"`
 }
 
-// Decode parses one NDJSON line into a *Rank, *Sample or *End.
-func Decode(line []byte) (any, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return nil, err
-	}
-	var v any
-	switch head.Type {
-	case TypeRank:
-		v = &Rank{}
-	case TypeSample:
-		v = &Sample{}
-	case TypeEnd:
-		v = &End{}
-	default:
-		return nil, fmt.Errorf("unknown record type %q", head.Type)
-	}
-	if err := json.Unmarshal(line, v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // ManifestName is the file name of a run manifest inside a run directory.
 const ManifestName = "run.json"
 
@@ -143,6 +117,10 @@ type Manifest struct {
 	Error     string         `json:"error,omitempty"`     // why the launcher failed, when it did
 	TimedOut  bool           `json:"timed_out,omitempty"`
 	Cancelled bool           `json:"cancelled,omitempty"` // stopped by the user or the scheduler
+
+	// Tags are the user's labels for the run (efaxx run --tag k=v), stored
+	// with it and filtered on by efaxx runs --tag. Nil when there are none.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // RankFile returns the file name of rank r's records.

@@ -1,0 +1,259 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Decode parses one NDJSON line into a *Rank, *Sample or *End.
+//
+// Sample lines are nearly every line ingest reads, so they take a fast path:
+// one pass over the bytes that accepts the form efaxx-runner writes (known
+// keys, each once; integers; strings of printable ASCII without escapes).
+// Any other line, including a sample written some other way, goes through
+// encoding/json, whose result the fast path must match exactly; the fuzz
+// test checks that it does.
+func Decode(line []byte) (any, error) {
+	var s Sample
+	if decodeSample(line, &s) {
+		return &s, nil
+	}
+	return decodeJSON(line)
+}
+
+// decodeJSON is Decode through encoding/json: it reads the type first and
+// then the line into the record of that type. It is the reference for
+// decodeSample and the path for the rank and end records, two per file.
+func decodeJSON(line []byte) (any, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return nil, err
+	}
+	var v any
+	switch head.Type {
+	case TypeRank:
+		v = &Rank{}
+	case TypeSample:
+		v = &Sample{}
+	case TypeEnd:
+		v = &End{}
+	default:
+		return nil, fmt.Errorf("unknown record type %q", head.Type)
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// sampleKeys are the keys of a sample line, in the bit order of scan.seen.
+var sampleKeys = [...]string{"type", "rank", "peer", "role", "size", "bytes_sent",
+	"bytes_recv", "iterations", "elapsed_ns", "lat_ns"}
+
+// latKeys are the keys of a sample's lat_ns object.
+var latKeys = [...]string{"min", "p50", "p99", "max"}
+
+// decodeSample fills s from line when line is a sample record in the plain
+// form, and reports whether it did. false means "not decided here", not
+// "invalid": the caller then uses encoding/json.
+func decodeSample(line []byte, s *Sample) bool {
+	sc := scan{b: line}
+	isSample := false
+	ok := sc.object(func(key []byte) bool {
+		i := keyIndex(key, sampleKeys[:])
+		if i < 0 || !sc.once(i) {
+			return false
+		}
+		switch i {
+		case 0:
+			v, ok := sc.str()
+			isSample = ok && string(v) == TypeSample
+			s.Type = TypeSample
+			return isSample
+		case 1:
+			return sc.int(&s.Rank)
+		case 2:
+			return sc.int(&s.Peer)
+		case 3:
+			v, ok := sc.str()
+			s.Role = string(v)
+			return ok
+		case 9:
+			return sc.lat(&s.Lat)
+		}
+		return sc.uint(sampleUint(s, i))
+	})
+	return ok && isSample && sc.end()
+}
+
+// sampleUint returns the field of s that sample key i names, for the keys
+// whose values are unsigned.
+func sampleUint(s *Sample, i int) *uint64 {
+	return [...]*uint64{4: &s.Size, 5: &s.BytesSent, 6: &s.BytesRecv,
+		7: &s.Iterations, 8: &s.ElapsedNs}[i]
+}
+
+// lat reads a lat_ns object into l.
+func (sc *scan) lat(l *Lat) bool {
+	var seen uint
+	fields := [...]*uint64{&l.Min, &l.P50, &l.P99, &l.Max}
+	return sc.object(func(key []byte) bool {
+		i := keyIndex(key, latKeys[:])
+		if i < 0 || seen&(1<<i) != 0 {
+			return false
+		}
+		seen |= 1 << i
+		return sc.uint(fields[i])
+	})
+}
+
+// keyIndex returns the index of key in keys, or -1.
+func keyIndex(key []byte, keys []string) int {
+	for i, k := range keys {
+		if string(key) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// scan reads the plain subset of JSON that decodeSample accepts. Each
+// method reports false on anything outside it.
+type scan struct {
+	b    []byte
+	i    int
+	seen uint // bit i set: top-level key i was read
+}
+
+// once marks top-level key i as read, and reports false when it was read
+// before: encoding/json keeps the last of duplicate keys, and such lines
+// are left to it.
+func (sc *scan) once(i int) bool {
+	if sc.seen&(1<<i) != 0 {
+		return false
+	}
+	sc.seen |= 1 << i
+	return true
+}
+
+// space skips JSON whitespace.
+func (sc *scan) space() {
+	for sc.i < len(sc.b) {
+		switch sc.b[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// take skips whitespace and then c, if c is next.
+func (sc *scan) take(c byte) bool {
+	sc.space()
+	if sc.i < len(sc.b) && sc.b[sc.i] == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+// end reports whether only whitespace is left.
+func (sc *scan) end() bool {
+	sc.space()
+	return sc.i == len(sc.b)
+}
+
+// object reads {"key": value, ...}, calling value for each key with the
+// scanner just past the colon.
+func (sc *scan) object(value func(key []byte) bool) bool {
+	if !sc.take('{') {
+		return false
+	}
+	if sc.take('}') {
+		return true
+	}
+	for {
+		key, ok := sc.str()
+		if !ok || !sc.take(':') || !value(key) {
+			return false
+		}
+		if sc.take('}') {
+			return true
+		}
+		if !sc.take(',') {
+			return false
+		}
+	}
+}
+
+// str reads a string of printable ASCII without escapes, and returns its
+// bytes without the quotes.
+func (sc *scan) str() ([]byte, bool) {
+	if !sc.take('"') {
+		return nil, false
+	}
+	start := sc.i
+	for sc.i < len(sc.b) {
+		c := sc.b[sc.i]
+		switch {
+		case c == '"':
+			sc.i++
+			return sc.b[start : sc.i-1], true
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return nil, false
+		}
+		sc.i++
+	}
+	return nil, false
+}
+
+// digits reads a JSON integer without sign, fraction or exponent, which
+// fits in 63 bits.
+func (sc *scan) digits() (uint64, bool) {
+	sc.space()
+	start := sc.i
+	var n uint64
+	for sc.i < len(sc.b) && sc.b[sc.i] >= '0' && sc.b[sc.i] <= '9' {
+		d := uint64(sc.b[sc.i] - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+		sc.i++
+	}
+	switch {
+	case sc.i == start, sc.b[start] == '0' && sc.i-start > 1:
+		return 0, false // no digits, or a leading zero: not JSON
+	case sc.i < len(sc.b) && (sc.b[sc.i] == '.' || sc.b[sc.i] == 'e' || sc.b[sc.i] == 'E'):
+		return 0, false // a fraction or an exponent
+	}
+	return n, true
+}
+
+// uint reads an unsigned integer into v.
+func (sc *scan) uint(v *uint64) bool {
+	n, ok := sc.digits()
+	*v = n
+	return ok
+}
+
+// int reads a signed integer into v.
+func (sc *scan) int(v *int) bool {
+	neg := sc.take('-')
+	if neg && sc.i < len(sc.b) && (sc.b[sc.i] < '0' || sc.b[sc.i] > '9') {
+		return false // JSON allows no space after the minus
+	}
+	n, ok := sc.digits()
+	if n > math.MaxInt || !ok {
+		return false
+	}
+	*v = int(n)
+	if neg {
+		*v = -int(n)
+	}
+	return true
+}
