@@ -22,31 +22,79 @@ func Decode(line []byte) (any, error) {
 	return decodeJSON(line)
 }
 
-// decodeJSON is Decode through encoding/json: it reads the type first and
-// then the line into the record of that type. It is the reference for
-// decodeSample and the path for the rank and end records, two per file.
+// decodeJSON is Decode through encoding/json, for the lines the fast path
+// leaves: the rank and end records, two per file, and any sample written
+// in another form. When the line starts with its type, as the runner
+// writes it, the line is decoded once, into the record of that type; the
+// decoded Type must then agree, since a later duplicate "type" key wins.
+// Otherwise the type is read first and the line decoded a second time.
 func decodeJSON(line []byte) (any, error) {
+	if v := newRecord(peekType(line)); v != nil {
+		err := json.Unmarshal(line, v)
+		if err == nil && typeOf(v) == peekType(line) {
+			return v, nil
+		}
+	}
+	return decodeTwice(line)
+}
+
+// decodeTwice reads the type of line, then decodes line into a record of
+// that type: the reference for every other path.
+func decodeTwice(line []byte) (any, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
 		return nil, err
 	}
-	var v any
-	switch head.Type {
-	case TypeRank:
-		v = &Rank{}
-	case TypeSample:
-		v = &Sample{}
-	case TypeEnd:
-		v = &End{}
-	default:
+	v := newRecord(head.Type)
+	if v == nil {
 		return nil, fmt.Errorf("unknown record type %q", head.Type)
 	}
 	if err := json.Unmarshal(line, v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// newRecord returns a new record of the given type, or nil for another.
+func newRecord(typ string) any {
+	switch typ {
+	case TypeRank:
+		return &Rank{}
+	case TypeSample:
+		return &Sample{}
+	case TypeEnd:
+		return &End{}
+	}
+	return nil
+}
+
+// typeOf returns the Type field of a record from newRecord.
+func typeOf(v any) string {
+	switch r := v.(type) {
+	case *Rank:
+		return r.Type
+	case *Sample:
+		return r.Type
+	case *End:
+		return r.Type
+	}
+	return ""
+}
+
+// peekType returns the value of the first key of line when that key is
+// "type" and the value a plain string, or "".
+func peekType(line []byte) string {
+	sc := scan{b: line}
+	if !sc.take('{') {
+		return ""
+	}
+	if key, ok := sc.str(); !ok || string(key) != "type" || !sc.take(':') {
+		return ""
+	}
+	v, _ := sc.str()
+	return string(v)
 }
 
 // sampleKeys are the keys of a sample line, in the bit order of scan.seen.

@@ -82,3 +82,22 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+
+// TestDecode_PeekedType checks the one-pass path for lines that start with
+// their type, against decoding twice.
+func TestDecode_PeekedType(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"rank","rank":2,"host":"n1","mr_mode":["FI_MR_LOCAL"]}`,
+		`{"type":"end","rank":1,"status":"failed","error":"verify: byte 7"}`,
+		`{"type":"rank","rank":2,"type":"end"}`,
+		`{"type":"end","rank":"x"}`,
+		`{"type":"rank","Type":"sample"}`,
+		`{"type":"sample","size":1.5,"type":"rank"}`,
+	} {
+		got, err := record.Decode([]byte(line))
+		ref, refErr := record.DecodeJSON([]byte(line))
+		if (err == nil) != (refErr == nil) || !reflect.DeepEqual(got, ref) {
+			t.Errorf("Decode(%q) = %#v, %v; decoding twice gives %#v, %v", line, got, err, ref, refErr)
+		}
+	}
+}
