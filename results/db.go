@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -21,6 +22,11 @@ import (
 // ErrRunNotFound is returned, wrapped with the id, when a run id is not in
 // the store.
 var ErrRunNotFound = errors.New("results: run not found")
+
+// ErrNoPercentile is returned by Open when the binary's SQLite lacks the
+// percentile functions (median, percentile) that every aggregate uses.
+var ErrNoPercentile = errors.New("results: SQLite was built without median() and percentile(): " +
+	"build efaxx with -tags sqlite_percentile (make build does)")
 
 // busyTimeout is how long a connection waits for another writer's lock
 // before it gives up with "database is locked".
@@ -50,6 +56,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
 	db := &DB{db: sqldb, Path: path, Now: time.Now}
+	if err := db.checkPercentile(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("open results db %q: %w", path, err)
+	}
 	if err := db.migrate(ctx); err != nil {
 		// Ensure the pool is closed if the schema cannot be brought up.
 		sqldb.Close()
@@ -64,6 +74,19 @@ func (db *DB) Close() error {
 		return fmt.Errorf("close results db %q: %w", db.Path, err)
 	}
 	return nil
+}
+
+// checkPercentile fails with ErrNoPercentile when median() is missing.
+// go-sqlite3 compiles SQLite's percentile extension in only under the
+// sqlite_percentile build tag; without it every query that aggregates
+// would fail later, and less clearly.
+func (db *DB) checkPercentile(ctx context.Context) error {
+	var v float64
+	err := db.db.QueryRowContext(ctx, `SELECT median(1)`).Scan(&v)
+	if err != nil && strings.Contains(err.Error(), "no such function") {
+		return ErrNoPercentile
+	}
+	return err
 }
 
 // dataSource returns the go-sqlite3 DSN for path. The pragmas travel in the

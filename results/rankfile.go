@@ -30,16 +30,35 @@ type rankFile struct {
 	end      *record.End  // the end record; nil when the file was cut short
 	badLines int          // lines skipped as unreadable or invalid
 	samples  int          // sample rows this ingest added
+	problems []Problem    // the skipped lines, in line order
+}
+
+// batchRows is how many sample rows the parser hands to the writer at once.
+const batchRows = 1024
+
+// batch is sample rows of one rank file, on their way from the parser to
+// the writer.
+type batch struct {
+	rank int
+	rows []sampleRow
 }
 
 // readRanks reads the rank files of dir, the run directory of m, storing
 // their samples in run runID. It returns one rankFile per rank
 // 0..m.Ranks-1, present or not, plus one per other rank file present, in
-// rank order.
+// rank order, and the problems of all of them.
+//
+// Files are read and decoded on a second goroutine while this one inserts
+// what it has decoded so far: both halves take about as long, and the
+// database is only ever touched from here.
 func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
 	ranks, present, err := rankSet(dir, m.Ranks)
 	if err != nil {
 		return nil, nil, err
+	}
+	files := make([]rankFile, len(ranks))
+	for i, r := range ranks {
+		files[i] = rankFile{rank: r, found: present[r]}
 	}
 	w, err := newSampleWriter(ctx, tx, runID)
 	if err != nil {
@@ -47,20 +66,40 @@ func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *reco
 	}
 	defer w.close()
 
-	files := make([]rankFile, 0, len(ranks))
+	added, err := w.drain(ctx, func(ctx context.Context, out chan<- batch) error {
+		return parseFiles(ctx, dir, files, isRunning(m), out)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	var problems []Problem
-	for _, r := range ranks {
-		f := rankFile{rank: r, found: present[r]}
-		if f.found {
-			p, err := f.read(ctx, w, filepath.Join(dir, record.RankFile(r)), isRunning(m))
-			if err != nil {
-				return nil, nil, err
-			}
-			problems = append(problems, p...)
-		}
-		files = append(files, f)
+	for i := range files {
+		files[i].samples = added[files[i].rank]
+		problems = append(problems, files[i].problems...)
 	}
 	return files, problems, nil
+}
+
+// parseFiles reads each present file of files in turn, filling in what it
+// learns and sending its sample rows to out.
+func parseFiles(ctx context.Context, dir string, files []rankFile, running bool, out chan<- batch) error {
+	for i := range files {
+		if !files[i].found {
+			continue
+		}
+		path := filepath.Join(dir, record.RankFile(files[i].rank))
+		if err := files[i].read(ctx, path, running, func(rows []sampleRow) error {
+			select {
+			case out <- batch{rank: files[i].rank, rows: rows}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rankSet returns the ranks ingest reports on, 0..want-1 and any rank
@@ -100,14 +139,15 @@ func rankOfFile(name string) (int, bool) {
 	return r, ok && err == nil && record.RankFile(r) == name
 }
 
-// read streams the file at path line by line. Lines that are not usable
-// records come back as Problems; only I/O and database errors stop it.
-// While the run is running, a last line without its newline is one the
-// runner is still writing: it is left for the next ingest, not reported.
-func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string, running bool) ([]Problem, error) {
+// read streams the file at path line by line, passing its sample rows to
+// send in batches. Lines that are not usable records become problems; only
+// I/O errors and send's errors stop it. While the run is running, a last
+// line without its newline is one the runner is still writing: it is left
+// for the next ingest, not reported.
+func (f *rankFile) read(ctx context.Context, path string, running bool, send func([]sampleRow) error) error {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer file.Close()
 
@@ -115,30 +155,42 @@ func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string, runni
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var tail tailSplit
 	sc.Split(tail.split)
-	var problems []Problem
+	rows := make([]sampleRow, 0, batchRows)
 	n := 0
 	for sc.Scan() {
 		n++
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		msg, err := f.add(ctx, w, sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		row, msg := f.add(sc.Bytes())
+		switch {
+		case msg != "" && !(running && tail.unterminated):
+			f.problem(path, n, msg)
+		case row != nil:
+			rows = append(rows, *row)
 		}
-		if msg != "" && !(running && tail.unterminated) {
-			f.badLines++
-			problems = append(problems, Problem{File: path, Line: n, Msg: msg})
+		if len(rows) == batchRows {
+			if err := send(rows); err != nil {
+				return err
+			}
+			rows = make([]sampleRow, 0, batchRows)
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		f.badLines++
-		msg := fmt.Sprintf("line longer than %d bytes; rest of the file skipped", maxLine)
-		problems = append(problems, Problem{File: path, Line: n + 1, Msg: msg})
+		f.problem(path, n+1, fmt.Sprintf("line longer than %d bytes; rest of the file skipped", maxLine))
 	} else if err != nil {
-		return nil, err
+		return err
 	}
-	return problems, nil
+	if len(rows) > 0 {
+		return send(rows)
+	}
+	return nil
+}
+
+// problem records line n of the file at path as skipped, for msg.
+func (f *rankFile) problem(path string, n int, msg string) {
+	f.badLines++
+	f.problems = append(f.problems, Problem{File: path, Line: n, Msg: msg})
 }
 
 // tailSplit splits lines as bufio.ScanLines does and notes whether the
@@ -156,38 +208,34 @@ func (t *tailSplit) split(data []byte, atEOF bool) (int, []byte, error) {
 	return advance, token, err
 }
 
-// add takes one line of the file. It returns why the line was skipped, or
-// "" when it was used.
-func (f *rankFile) add(ctx context.Context, w *sampleWriter, line []byte) (string, error) {
+// add takes one line of the file. It returns the sample row the line
+// holds, if it is one, or why the line was skipped.
+func (f *rankFile) add(line []byte) (*sampleRow, string) {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return "", nil
+		return nil, ""
 	}
 	v, err := record.Decode(line)
 	if err != nil {
-		return err.Error(), nil
+		return nil, err.Error()
 	}
 	if f.end != nil {
-		return "record after the end record", nil
+		return nil, "record after the end record"
 	}
 	switch r := v.(type) {
 	case *record.Rank:
-		return f.addRank(r, line), nil
+		return nil, f.addRank(r, line)
 	case *record.Sample:
 		if msg := f.foreign("sample", r.Rank); msg != "" {
-			return msg, nil
+			return nil, msg
 		}
-		added, msg, err := w.insert(ctx, r)
-		if added {
-			f.samples++
-		}
-		return msg, err
+		return rowOf(r)
 	case *record.End:
 		if msg := f.foreign("end", r.Rank); msg != "" {
-			return msg, nil
+			return nil, msg
 		}
 		f.end = r
 	}
-	return "", nil
+	return nil, ""
 }
 
 // addRank takes the fingerprint record r, read from line.

@@ -151,12 +151,48 @@ func jsonText(v any, empty string) (string, error) {
 	return empty, nil
 }
 
+// sampleRow is one sample checked and ready to insert: the values of its
+// samples columns after run_id.
+type sampleRow struct {
+	size, rank, peer int64
+	role             string
+	nums             [8]int64 // bytes_sent, bytes_recv, iterations, elapsed_ns, lat_min/p50/p99/max_ns
+}
+
+// rowOf returns the row of s, or why s cannot be stored: SQLite integers
+// are signed 64-bit, and a sample without elapsed time has no rate.
+func rowOf(s *record.Sample) (*sampleRow, string) {
+	nums := [...]uint64{s.BytesSent, s.BytesRecv, s.Iterations, s.ElapsedNs,
+		s.Lat.Min, s.Lat.P50, s.Lat.P99, s.Lat.Max}
+	if s.Size > math.MaxInt64 {
+		return nil, fmt.Sprintf("sample size %d out of range", s.Size)
+	}
+	if s.ElapsedNs == 0 {
+		return nil, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
+	}
+	row := &sampleRow{size: int64(s.Size), rank: int64(s.Rank), peer: int64(s.Peer), role: s.Role}
+	for i, n := range nums {
+		if n > math.MaxInt64 {
+			return nil, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)
+		}
+		row.nums[i] = int64(n)
+	}
+	return row, ""
+}
+
 // sampleWriter inserts the samples of one run through one prepared
 // statement. A sample already stored is left as it is, which makes
 // re-ingesting a file add nothing.
 type sampleWriter struct {
 	stmt  *sql.Stmt
 	runID int64
+	args  []any
+
+	// ctx is the caller's context without its cancellation: the caller
+	// checks for cancellation between batches, and go-sqlite3 starts a
+	// goroutine per statement to watch a context that can be cancelled,
+	// which would cost more than the insert.
+	ctx context.Context
 }
 
 // newSampleWriter prepares the sample insert for run runID within tx.
@@ -169,48 +205,71 @@ func newSampleWriter(ctx context.Context, tx *sql.Tx, runID int64) (*sampleWrite
 	if err != nil {
 		return nil, err
 	}
-	return &sampleWriter{stmt: stmt, runID: runID}, nil
+	return &sampleWriter{stmt: stmt, runID: runID, args: make([]any, 13), ctx: context.WithoutCancel(ctx)}, nil
 }
 
 // close releases the prepared statement.
 func (w *sampleWriter) close() { w.stmt.Close() }
 
-// insert stores s unless it is stored already. It reports whether it added
-// a row, or why s cannot be stored.
-func (w *sampleWriter) insert(ctx context.Context, s *record.Sample) (bool, string, error) {
-	args, msg := sampleArgs(w.runID, s)
-	if msg != "" {
-		return false, msg, nil
+// drain runs produce on a new goroutine and inserts every batch it sends,
+// until produce returns. It returns how many rows it added per rank. When an insert fails, produce's context is cancelled; either
+// side's error is returned, the writer's first.
+func (w *sampleWriter) drain(ctx context.Context, produce func(context.Context, chan<- batch) error) (map[int]int, error) {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan batch, 16)
+	done := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		done <- produce(pctx, batches)
+	}()
+	added := map[int]int{}
+	var werr error
+	for b := range batches {
+		if werr != nil {
+			continue // let the producer see the cancellation and stop
+		}
+		n, err := w.insertAll(b.rows)
+		added[b.rank] += n
+		if err != nil {
+			werr = fmt.Errorf("insert samples of rank %d: %w", b.rank, err)
+			cancel()
+		}
 	}
-	// The caller checks ctx between lines. An insert takes microseconds,
-	// and go-sqlite3 starts a goroutine per statement to watch a context
-	// that can be cancelled, which would cost more than the insert.
-	res, err := w.stmt.ExecContext(context.WithoutCancel(ctx), args...)
-	if err != nil {
-		return false, "", err
+	if perr := <-done; werr == nil {
+		werr = perr
 	}
-	n, err := res.RowsAffected()
-	return n > 0, "", err
+	return added, werr
 }
 
-// sampleArgs returns the column values of s, or why s cannot be stored:
-// SQLite integers are signed 64-bit, and a sample without elapsed time
-// has no rate.
-func sampleArgs(runID int64, s *record.Sample) ([]any, string) {
-	nums := [...]uint64{s.BytesSent, s.BytesRecv, s.Iterations, s.ElapsedNs,
-		s.Lat.Min, s.Lat.P50, s.Lat.P99, s.Lat.Max}
-	if s.Size > math.MaxInt64 {
-		return nil, fmt.Sprintf("sample size %d out of range", s.Size)
-	}
-	if s.ElapsedNs == 0 {
-		return nil, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
-	}
-	args := []any{runID, int64(s.Size), s.Rank, s.Peer, s.Role}
-	for _, n := range nums {
-		if n > math.MaxInt64 {
-			return nil, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)
+// insertAll stores rows, skipping those already stored, and returns how
+// many it added.
+func (w *sampleWriter) insertAll(rows []sampleRow) (int, error) {
+	added := 0
+	for i := range rows {
+		ok, err := w.insert(&rows[i])
+		if err != nil {
+			return added, err
 		}
-		args = append(args, int64(n))
+		if ok {
+			added++
+		}
 	}
-	return args, ""
+	return added, nil
+}
+
+// insert stores r unless it is stored already, and reports whether it
+// added a row.
+func (w *sampleWriter) insert(r *sampleRow) (bool, error) {
+	a := w.args
+	a[0], a[1], a[2], a[3], a[4] = w.runID, r.size, r.rank, r.peer, r.role
+	for i, n := range r.nums {
+		a[5+i] = n
+	}
+	res, err := w.stmt.ExecContext(w.ctx, a...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }

@@ -82,7 +82,6 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-
 // TestDecode_PeekedType checks the one-pass path for lines that start with
 // their type, against decoding twice.
 func TestDecode_PeekedType(t *testing.T) {
