@@ -50,8 +50,9 @@ type batch struct {
 //
 // Files are read and decoded on a second goroutine while this one inserts
 // what it has decoded so far: both halves take about as long, and the
-// database is only ever touched from here.
-func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
+// database is only ever touched from here, on conn, inside the
+// transaction the caller holds open on it.
+func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
 	ranks, present, err := rankSet(dir, m.Ranks)
 	if err != nil {
 		return nil, nil, err
@@ -60,14 +61,12 @@ func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *reco
 	for i, r := range ranks {
 		files[i] = rankFile{rank: r, found: present[r]}
 	}
-	w, err := newSampleWriter(ctx, tx, runID)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer w.close()
-
-	added, err := w.drain(ctx, func(ctx context.Context, out chan<- batch) error {
-		return parseFiles(ctx, dir, files, isRunning(m), out)
+	var added map[int]int
+	err = withSampleWriter(conn, runID, func(w *sampleWriter) error {
+		added, err = w.drain(ctx, func(ctx context.Context, out chan<- batch) error {
+			return parseFiles(ctx, dir, files, isRunning(m), out)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
@@ -83,12 +82,13 @@ func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *reco
 // parseFiles reads each present file of files in turn, filling in what it
 // learns and sending its sample rows to out.
 func parseFiles(ctx context.Context, dir string, files []rankFile, running bool, out chan<- batch) error {
+	buf := make([]byte, 0, 64<<10) // the line buffer, shared by the files read one after another
 	for i := range files {
 		if !files[i].found {
 			continue
 		}
 		path := filepath.Join(dir, record.RankFile(files[i].rank))
-		if err := files[i].read(ctx, path, running, func(rows []sampleRow) error {
+		if err := files[i].read(ctx, path, buf, running, func(rows []sampleRow) error {
 			select {
 			case out <- batch{rank: files[i].rank, rows: rows}:
 				return nil
@@ -144,7 +144,10 @@ func rankOfFile(name string) (int, bool) {
 // I/O errors and send's errors stop it. While the run is running, a last
 // line without its newline is one the runner is still writing: it is left
 // for the next ingest, not reported.
-func (f *rankFile) read(ctx context.Context, path string, running bool, send func([]sampleRow) error) error {
+//
+// buf is the line buffer to use; a line longer than its capacity makes
+// the scanner allocate its own.
+func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bool, send func([]sampleRow) error) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
@@ -152,28 +155,28 @@ func (f *rankFile) read(ctx context.Context, path string, running bool, send fun
 	defer file.Close()
 
 	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(buf[:0], maxLine)
 	var tail tailSplit
 	sc.Split(tail.split)
-	rows := make([]sampleRow, 0, batchRows)
+	var rows []sampleRow // most files hold a few dozen samples: let append size it
 	n := 0
 	for sc.Scan() {
 		n++
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		row, msg := f.add(sc.Bytes())
+		row, ok, msg := f.add(sc.Bytes())
 		switch {
 		case msg != "" && !(running && tail.unterminated):
 			f.problem(path, n, msg)
-		case row != nil:
-			rows = append(rows, *row)
+		case ok:
+			rows = append(rows, row)
 		}
 		if len(rows) == batchRows {
 			if err := send(rows); err != nil {
 				return err
 			}
-			rows = make([]sampleRow, 0, batchRows)
+			rows = nil
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -209,33 +212,34 @@ func (t *tailSplit) split(data []byte, atEOF bool) (int, []byte, error) {
 }
 
 // add takes one line of the file. It returns the sample row the line
-// holds, if it is one, or why the line was skipped.
-func (f *rankFile) add(line []byte) (*sampleRow, string) {
+// holds and true, if it holds one, or why the line was skipped.
+func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return nil, ""
+		return sampleRow{}, false, ""
 	}
 	v, err := record.Decode(line)
 	if err != nil {
-		return nil, err.Error()
+		return sampleRow{}, false, err.Error()
 	}
 	if f.end != nil {
-		return nil, "record after the end record"
+		return sampleRow{}, false, "record after the end record"
 	}
 	switch r := v.(type) {
 	case *record.Rank:
-		return nil, f.addRank(r, line)
+		return sampleRow{}, false, f.addRank(r, line)
 	case *record.Sample:
 		if msg := f.foreign("sample", r.Rank); msg != "" {
-			return nil, msg
+			return sampleRow{}, false, msg
 		}
-		return rowOf(r)
+		row, msg := rowOf(r)
+		return row, msg == "", msg
 	case *record.End:
 		if msg := f.foreign("end", r.Rank); msg != "" {
-			return nil, msg
+			return sampleRow{}, false, msg
 		}
 		f.end = r
 	}
-	return nil, ""
+	return sampleRow{}, false, ""
 }
 
 // addRank takes the fingerprint record r, read from line.
