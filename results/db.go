@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,11 @@ type DB struct {
 // Open opens the store at path, creating the file if it is missing, and
 // applies any migrations it lacks.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return openAt(ctx, path, math.MaxInt)
+}
+
+// openAt is Open, migrating no further than version last.
+func openAt(ctx context.Context, path string, last int) (*DB, error) {
 	dsn, err := dataSource(path)
 	if err != nil {
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
@@ -60,7 +66,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateTo(ctx, last); err != nil {
 		// Ensure the pool is closed if the schema cannot be brought up.
 		sqldb.Close()
 		return nil, fmt.Errorf("open results db %q: %w", path, err)

@@ -181,6 +181,15 @@ func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir str
 	if err := updateRun(ctx, tx, out, abs, m, files, now); err != nil {
 		return out, nil, err
 	}
+	if err := replaceRunHosts(ctx, tx, out.ID, runHosts(files)); err != nil {
+		return out, nil, err
+	}
+	if out.New {
+		// Later ingests leave the tags to the user (efaxx tag).
+		if err := addTags(ctx, tx, out.ID, m.Tags); err != nil {
+			return out, nil, err
+		}
+	}
 	return out, problems, upsertRanks(ctx, tx, out.ID, files, isRunning(m))
 }
 

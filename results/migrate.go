@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,16 +28,39 @@ type migration struct {
 // migrate applies, in version order, each embedded migration the store
 // lacks, each in its own transaction, recording it in the migrations table.
 func (db *DB) migrate(ctx context.Context) error {
+	return db.migrateTo(ctx, math.MaxInt)
+}
+
+// migrateTo is migrate, stopping after version last. Tests use it to make
+// a store of an earlier schema, then migrate it.
+func (db *DB) migrateTo(ctx context.Context, last int) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
 	for _, m := range ms {
+		if m.version > last {
+			break
+		}
 		if err := db.migrateOne(ctx, m); err != nil {
 			return fmt.Errorf("migrate %s: %w", m.name, err)
 		}
 	}
 	return db.checkVersion(ctx, ms[len(ms)-1].version)
+}
+
+// SchemaVersions returns the versions of the embedded migrations, in
+// order; the last is the schema Open brings a store to.
+func SchemaVersions() ([]int, error) {
+	ms, err := migrations()
+	if err != nil {
+		return nil, err
+	}
+	vs := make([]int, len(ms))
+	for i, m := range ms {
+		vs[i] = m.version
+	}
+	return vs, nil
 }
 
 // migrations returns the embedded migrations sorted by version.

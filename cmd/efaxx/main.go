@@ -104,6 +104,7 @@ queries, compares and plots them.
 			newRunCommand(),
 			newIngestCommand(),
 			newRunsCommand(),
+			newTagCommand(),
 			newShowCommand(),
 			newPlotCommand(),
 		},

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"efaxx/results/synth"
+)
+
+// writeSynth writes synthetic runs into a new session directory and
+// ingests them into a new store, and returns the store's path.
+func writeSynth(t *testing.T, runs ...*synth.Run) string {
+	t.Helper()
+	dir := t.TempDir()
+	session := filepath.Join(dir, "session")
+	for i, r := range runs {
+		if err := r.Write(filepath.Join(session, fmt.Sprintf("%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "test.db")
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", session); code != 0 {
+		t.Fatalf("efaxx ingest = %d\n%s%s", code, stdout, stderr)
+	}
+	return db
+}
+
+// runIDs runs efaxx runs with args and --format json, and returns the ids.
+func runIDs(t *testing.T, db string, args ...string) []int64 {
+	t.Helper()
+	code, stdout, stderr := efaxx(t, append([]string{"--db", db, "runs", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("efaxx runs %v = %d: %s", args, code, stderr)
+	}
+	var runs []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &runs); err != nil {
+		t.Fatalf("efaxx runs %v: %v\n%s", args, err, stdout)
+	}
+	var ids []int64
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+func TestRunsFilters(t *testing.T) {
+	day := int64(24 * 3600 * 1e9)
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9,
+			Params: map[string]any{"provider": "shm", "chunk": 1 << 20}, Tags: map[string]string{"cluster": "a"}},
+		&synth.Run{UID: "b", Benchmark: "sendrecv", Ranks: 16, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + day,
+			Params: map[string]any{"provider": "tcp", "chunk": 65536}, Tags: map[string]string{"cluster": "b"}},
+		&synth.Run{UID: "c", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + 2*day,
+			Params: map[string]any{"provider": "tcp", "chunk": 1 << 20}, Tags: map[string]string{"cluster": "a", "baseline": "yes"}},
+	)
+	tests := []struct {
+		args []string
+		want []int64
+	}{
+		{nil, []int64{3, 2, 1}},
+		{[]string{"--benchmark", "write"}, []int64{3, 1}},
+		{[]string{"--tag", "cluster=a"}, []int64{3, 1}},
+		{[]string{"--tag", "cluster=a", "--tag", "baseline"}, []int64{3}},
+		{[]string{"--param", "chunk=1MiB"}, []int64{3, 1}},
+		{[]string{"--param", "chunk=1MiB", "--param", "provider=tcp"}, []int64{3}},
+		{[]string{"--host", "node0001"}, []int64{2}}, // 16 ranks, 8 per host
+		{[]string{"--since", "2023-11-15T22:13:20Z"}, []int64{3, 2}},
+		{[]string{"--until", "2023-11-15T22:13:20Z"}, []int64{1}},
+		{[]string{"--status", "failed"}, nil},
+		{[]string{"--limit", "1"}, []int64{3}},
+	}
+	for _, tt := range tests {
+		if got := runIDs(t, db, tt.args...); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("efaxx runs %v = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+	for _, bad := range [][]string{{"--param", "chunk=1.5MiB"}, {"--tag", "=x"}, {"--since", "yesterday"}} {
+		if code, _, _ := efaxx(t, append([]string{"--db", db, "runs"}, bad...)...); code != 2 {
+			t.Errorf("efaxx runs %v = %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestTag(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"site": "x"}})
+	code, stdout, stderr := efaxx(t, "--db", db, "tag", "--delete", "site", "1", "driver=550.54", "note=after the swap")
+	if code != 0 || strings.TrimSpace(stdout) != "run 1: driver=550.54,note=after the swap" {
+		t.Fatalf("efaxx tag = %d, %q, %q", code, stdout, stderr)
+	}
+	if got := runIDs(t, db, "--tag", "driver=550.54"); !reflect.DeepEqual(got, []int64{1}) {
+		t.Errorf("runs tagged driver=550.54 = %v, want [1]", got)
+	}
+	if got := runIDs(t, db, "--tag", "site"); got != nil {
+		t.Errorf("runs tagged site = %v, want none (deleted)", got)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "tag", "7", "a=b"); code != 1 || !strings.Contains(stderr, "run 7") {
+		t.Errorf("efaxx tag of a missing run = %d, %q; want 1 naming the run", code, stderr)
+	}
+	if code, _, _ := efaxx(t, "--db", db, "tag", "1", "novalue"); code != 2 {
+		t.Errorf("efaxx tag 1 novalue = %d, want 2", code)
+	}
+}
