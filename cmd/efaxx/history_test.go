@@ -106,3 +106,28 @@ func TestTag(t *testing.T) {
 		t.Errorf("efaxx tag 1 novalue = %d, want 2", code)
 	}
 }
+
+func TestQueryCommand(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 4, Sizes: []uint64{4096, 1 << 20}, Params: map[string]any{"provider": "shm"}},
+		&synth.Run{UID: "b", Ranks: 4, Sizes: []uint64{4096, 1 << 20}, Params: map[string]any{"provider": "tcp"}, Seed: 2},
+	)
+	code, stdout, stderr := efaxx(t, "--db", db, "query", "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "BENCHMARK,PROVIDER,SIZE,RUNS,SAMPLES,MIN (Gbps),MEDIAN (Gbps)") ||
+		!strings.HasPrefix(lines[1], "write,shm,4KiB,1,4,") {
+		t.Fatalf("efaxx query = %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "query", "--by", "", "--metric", "lat_us", "--format", "json")
+	var res struct {
+		Metric struct{ Name string }
+		Rows   []struct{ Count, Runs int }
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); code != 0 || err != nil || res.Metric.Name != "lat_us" ||
+		len(res.Rows) != 2 || res.Rows[0].Count != 8 || res.Rows[0].Runs != 2 {
+		t.Errorf("efaxx query --by '' --metric lat_us = %d, %+v, %v\n%s", code, res, err, stdout)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "query", "--metric", "bandwidth"); code != 2 || !strings.Contains(stderr, "known: gbps") {
+		t.Errorf("efaxx query --metric bandwidth = %d, %q; want 2 listing the metrics", code, stderr)
+	}
+}

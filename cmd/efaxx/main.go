@@ -106,6 +106,7 @@ queries, compares and plots them.
 			newRunsCommand(),
 			newTagCommand(),
 			newShowCommand(),
+			newQueryCommand(),
 			newPlotCommand(),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
