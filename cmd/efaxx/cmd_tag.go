@@ -29,14 +29,18 @@ Example:
 			&cli.StringSliceFlag{Name: "delete", Usage: "delete this tag key (repeat for several)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return &usageError{msg: "tag needs a run id", hint: "efaxx tag 12 driver=550.54"}
-			}
-			id, err := runID(c.Args().First())
+			a, err := args(c)
 			if err != nil {
 				return err
 			}
-			set, err := tagSets(c.Args().Tail(), "tag")
+			if len(a) == 0 {
+				return &usageError{msg: "tag needs a run id", hint: "efaxx tag 12 driver=550.54"}
+			}
+			id, err := runID(a[0])
+			if err != nil {
+				return err
+			}
+			set, err := tagSets(a[1:], "tag")
 			if err != nil {
 				return err
 			}

@@ -131,3 +131,21 @@ func TestQueryCommand(t *testing.T) {
 		t.Errorf("efaxx query --metric bandwidth = %d, %q; want 2 listing the metrics", code, stderr)
 	}
 }
+
+func TestShowRanks(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 16, PerHost: 4, Sizes: []uint64{4096, 1 << 20},
+		Noise: 0.005, Slow: map[int]float64{6: 2}})
+	code, stdout, stderr := efaxx(t, "--db", db, "show", "--ranks", "--top", "3", "1")
+	if code != 0 {
+		t.Fatalf("efaxx show --ranks = %d: %s", code, stderr)
+	}
+	_, after, found := strings.Cut(stdout, "SLOWEST RANKS")
+	lines := strings.Split(after, "\n")
+	if !found || len(lines) < 2 || !strings.HasPrefix(strings.Fields(lines[1])[0], "6") || !strings.Contains(lines[1], "node0001") ||
+		!strings.Contains(lines[1], "0.50") {
+		t.Errorf("efaxx show --ranks: want rank 6 on node0001 at speed 0.50 first among the slowest:\n%s", stdout)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "show", "1", "--ranks"); code != 2 || !strings.Contains(stderr, "flags come first") {
+		t.Errorf("efaxx show 1 --ranks = %d, %q; want 2: a flag after the run id", code, stderr)
+	}
+}
