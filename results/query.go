@@ -97,30 +97,41 @@ const aggColumns = `COUNT(*), COUNT(DISTINCT v.run_id), MIN(v.x), median(v.x), A
 // it), the size, then cols, which read the group's rows as v: v.run_id,
 // v.size and v.x, the metric's value of a sample.
 func groupSQL(f RunFilter, m Metric, by []string, cols string) (string, []any, error) {
+	from, group, args, err := samplesFrom(f, m, by)
+	if err != nil {
+		return "", nil, err
+	}
+	return `SELECT ` + group + `, ` + cols + from + ` GROUP BY ` + group + ` ORDER BY ` + group, args, nil
+}
+
+// samplesFrom returns the FROM clause, with its WITH before it, of every
+// sample of the runs f selects as v(benchmark, k0..kn, run_id, size, x,
+// p50, p99): k are the by parameters' JSON, x the metric's value, p50 and
+// p99 the sample's iteration times in ns. group lists v's key columns.
+func samplesFrom(f RunFilter, m Metric, by []string) (from, group string, args []any, err error) {
 	where, whereArgs := f.where()
 	var keys, vkeys []string
-	var args []any
 	for i, name := range by {
 		path, err := paramPath(name)
 		if err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		keys = append(keys, fmt.Sprintf(`, p.params -> ? AS k%d`, i))
 		vkeys = append(vkeys, fmt.Sprintf(`, v.k%d`, i))
 		args = append(args, path)
 	}
 	args = append(args, whereArgs...)
-	group := `v.benchmark` + strings.Join(vkeys, "") + `, v.size`
-	q := `WITH sel AS (
-		SELECT r.id, r.benchmark` + strings.Join(keys, "") + `
-		FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id` + where + `
-	)
-	SELECT ` + group + `, ` + cols + `
-	FROM (SELECT sel.*, s.run_id, s.size, ` + m.sql + ` AS x
-		FROM sel JOIN runs r ON r.id = sel.id JOIN samples s ON s.run_id = sel.id) v
-	GROUP BY ` + group + `
-	ORDER BY ` + group
-	return q, args, nil
+	group = `v.benchmark` + strings.Join(vkeys, "") + `, v.size`
+	from = `
+	FROM (
+		WITH sel AS (
+			SELECT r.id, r.benchmark` + strings.Join(keys, "") + `
+			FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id` + where + `
+		)
+		SELECT sel.*, s.run_id, s.size, ` + m.sql + ` AS x, s.lat_p50_ns AS p50, s.lat_p99_ns AS p99
+		FROM sel JOIN runs r ON r.id = sel.id JOIN samples s ON s.run_id = sel.id
+	) v`
+	return from, group, args, nil
 }
 
 // paramPath returns the JSON path of parameter name in points.params.

@@ -149,3 +149,46 @@ func TestShowRanks(t *testing.T) {
 		t.Errorf("efaxx show 1 --ranks = %d, %q; want 2: a flag after the run id", code, stderr)
 	}
 }
+
+func TestCompareCommand(t *testing.T) {
+	sizes := []uint64{4096, 65536, 1 << 20}
+	all := map[int]float64{}
+	for r := range 32 {
+		all[r] = 1 / 0.9
+	}
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 1, Tags: map[string]string{"build": "old"}},
+		&synth.Run{UID: "b", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 2, Slow: all, SlowSizes: map[uint64]bool{65536: true},
+			Tags: map[string]string{"build": "new"}},
+		&synth.Run{UID: "c", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 3, Tags: map[string]string{"build": "new"}},
+	)
+	code, stdout, stderr := efaxx(t, "--db", db, "compare", "1", "2")
+	if code != 1 || !strings.Contains(stdout, "1 regression(s) in 3 groups") {
+		t.Errorf("efaxx compare 1 2 = %d, want 1 with one regression\n%s%s", code, stdout, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "regression") && strings.Contains(line, "bootstrap") && !strings.Contains(line, "64KiB") {
+			t.Errorf("a regression outside 64KiB: %q", line)
+		}
+	}
+	if code, stdout, _ := efaxx(t, "--db", db, "compare", "1", "3"); code != 0 || !strings.Contains(stdout, "0 regression(s)") {
+		t.Errorf("efaxx compare 1 3 = %d, want 0\n%s", code, stdout)
+	}
+	// Tags select sides; both new runs pool into B, which dilutes but
+	// keeps the loss at 64KiB.
+	code, stdout, _ = efaxx(t, "--db", db, "compare", "--format", "json", "tag:build=old", "tag:build=new")
+	var c struct {
+		Rows []struct {
+			B       struct{ Samples int }
+			Verdict string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil || len(c.Rows) != 3 || c.Rows[0].B.Samples != 64 {
+		t.Errorf("efaxx compare tag:build=old tag:build=new = %d, %+v, %v", code, c, err)
+	}
+	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}} {
+		if code, _, _ := efaxx(t, append([]string{"--db", db, "compare"}, bad...)...); code != 2 {
+			t.Errorf("efaxx compare %v = %d, want 2", bad, code)
+		}
+	}
+}
