@@ -33,6 +33,7 @@ type Sweep struct {
 	Benchmarks  []string // the benchmark key, as a list
 	Text        []byte   // the file's bytes, as read
 	Hash        string   // hex SHA-256 of Text, as sha256sum prints it
+	Expects     []Expect // the [[expect]] tables, in file order; nil when there are none
 
 	// values holds the resolved values of each param of axes(), in the
 	// same order; a param that is not a list has one value.
@@ -92,12 +93,13 @@ func syntaxError(file string, err error) *SweepError {
 
 // decoder validates the keys of one sweep file and collects every error.
 type decoder struct {
-	file   string
-	doc    *document
-	name   string
-	desc   string
-	values map[*param][]any // values of the params the file sets
-	errs   ErrorList
+	file    string
+	doc     *document
+	name    string
+	desc    string
+	values  map[*param][]any // values of the params the file sets
+	expects []Expect
+	errs    ErrorList
 }
 
 // fail records err against the key of e.
@@ -115,6 +117,7 @@ var topKeys = []struct {
 	{"description", false, (*decoder).decodeDescription},
 	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
 	{"params", false, (*decoder).decodeParams},
+	{"expect", false, (*decoder).decodeExpects},
 }
 
 // top decodes the top-level table and reports missing required keys.
@@ -199,7 +202,7 @@ func (d *decoder) resolve(s *Sweep) {
 	if len(d.errs) > 0 {
 		return
 	}
-	s.Name, s.Description = d.name, d.desc
+	s.Name, s.Description, s.Expects = d.name, d.desc, d.expects
 	for _, p := range axes() {
 		vals, ok := d.values[p]
 		if !ok {

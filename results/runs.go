@@ -210,3 +210,19 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	}
 	return &r, nil
 }
+
+// SweepSpec returns the name and the stored text of the sweep that run id
+// belongs to; the text is "" when ingest never found the file. The error
+// wraps ErrRunNotFound for a run not stored.
+func (db *DB) SweepSpec(ctx context.Context, id int64) (name, spec string, err error) {
+	err = db.db.QueryRowContext(ctx, `
+		SELECT s.name, s.spec FROM runs r
+		JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id
+		WHERE r.id = ?`, id).Scan(&name, &spec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", fmt.Errorf("run %d: %w", id, ErrRunNotFound)
+	} else if err != nil {
+		return "", "", fmt.Errorf("sweep of run %d: %w", id, err)
+	}
+	return name, spec, nil
+}

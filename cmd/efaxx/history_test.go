@@ -192,3 +192,38 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 }
+
+const checkSpec = `name = "accept"
+benchmark = "write"
+
+[[expect]]
+name  = "line rate"
+where = { size = ">= 1MiB" }
+min   = 95
+
+[[expect]]
+name  = "small messages"
+where = { size = "4KiB" }
+ref   = 50
+tolerance = "10%"
+`
+
+func TestCheckCommand(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 4, Sizes: []uint64{4096, 64 << 20}, Spec: checkSpec})
+	code, stdout, stderr := efaxx(t, "--db", db, "check", "1")
+	if code != 1 || !strings.Contains(stdout, "1 passed, 1 failed") || !strings.Contains(stdout, ">= 50 - 10%") {
+		t.Errorf("efaxx check 1 = %d, want 1 with one failure\n%s%s", code, stdout, stderr)
+	}
+	pass := writeFile(t, filepath.Join(t.TempDir(), "pass.toml"), strings.Replace(checkSpec, "ref   = 50", "ref   = 6", 1))
+	if code, stdout, stderr := efaxx(t, "--db", db, "check", "--expect", pass, "1"); code != 0 || !strings.Contains(stdout, "2 passed, 0 failed") {
+		t.Errorf("efaxx check --expect pass.toml 1 = %d\n%s%s", code, stdout, stderr)
+	}
+	none := writeFile(t, filepath.Join(t.TempDir(), "none.toml"), "name = \"n\"\nbenchmark = \"sendrecv\"\n[[expect]]\nwhere = { benchmark = \"sendrecv\" }\nmin = 1\n")
+	if code, stdout, _ := efaxx(t, "--db", db, "check", "--expect", none, "synth"); code != 1 || !strings.Contains(stdout, "no run or size matched") {
+		t.Errorf("efaxx check of an expectation nothing matches = %d, want 1\n%s", code, stdout)
+	}
+	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.toml"), "name = \"n\"\nbenchmark = \"write\"\n[[expect]]\nmin = \"x\"\n")
+	if code, _, stderr := efaxx(t, "--db", db, "check", "--expect", bad, "1"); code != 1 || !strings.Contains(stderr, bad+":4: expect[1].min: want number, got string") {
+		t.Errorf("efaxx check --expect bad.toml = %d, stderr %q; want 1 naming the line", code, stderr)
+	}
+}

@@ -115,6 +115,7 @@ queries, compares and plots them.
 			newShowCommand(),
 			newQueryCommand(),
 			newCompareCommand(),
+			newCheckCommand(),
 			newPlotCommand(),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {

@@ -41,6 +41,10 @@ type Run struct {
 
 	// SlowSizes limits Slow to these sizes; nil applies it at every size.
 	SlowSizes map[uint64]bool
+
+	// Spec, when set, is written as sweep.toml beside the run directory
+	// and named by the manifest, as a session holds its sweep's text.
+	Spec string
 }
 
 // Write writes the run into dir, creating it, and returns the directory.
@@ -50,7 +54,14 @@ func (r *Run) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("synth run %q: %w", dir, err)
 	}
-	if err := writeJSON(filepath.Join(dir, record.ManifestName), r.manifest()); err != nil {
+	m := r.manifest()
+	if r.Spec != "" {
+		m.SweepFile, m.SweepHash = "../sweep.toml", fmt.Sprintf("synth-%x", hashOf(map[string]any{"spec": r.Spec}))
+		if err := os.WriteFile(filepath.Join(dir, "..", "sweep.toml"), []byte(r.Spec), 0o644); err != nil {
+			return fmt.Errorf("synth run %q: %w", dir, err)
+		}
+	}
+	if err := writeJSON(filepath.Join(dir, record.ManifestName), m); err != nil {
 		return fmt.Errorf("synth run %q: %w", dir, err)
 	}
 	rng := rand.New(rand.NewPCG(r.Seed, 0x5eed))
