@@ -138,7 +138,7 @@ type groupKey struct {
 // side holds the samples of one side of one group.
 type side struct {
 	values   []float64 // the metric's values
-	p50, p99 []float64 // each sample's iteration times, ns
+	p50, p99 []float64 // each sample's iteration times, ns; nil for a baseline's published value
 }
 
 // loadSide reads every sample of the runs f selects, by group.
@@ -243,7 +243,7 @@ func (c Compare) judgeOne(k groupKey, a, b *side, stream uint64, by []string) Co
 	var slower, faster bool
 	if len(a.values) == 1 && len(b.values) == 1 {
 		r.Test = TestPerIteration
-		if a.p99[0] <= a.p50[0] || b.p99[0] <= b.p50[0] {
+		if len(a.p50) == 0 || len(b.p50) == 0 || a.p99[0] <= a.p50[0] || b.p99[0] <= b.p50[0] {
 			r.Test, r.Verdict = TestNone, VerdictUntested
 			return r
 		}

@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"efaxx/results"
@@ -19,10 +22,6 @@ func TestMigrate_FromEveryVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixture, err := os.ReadFile("testdata/migrate/0001_rows.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(versions) < 2 {
 		t.Fatalf("versions = %v: nothing to migrate from", versions)
 	}
@@ -33,8 +32,10 @@ func TestMigrate_FromEveryVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := results.SQLDB(old).ExecContext(t.Context(), string(fixture)); err != nil {
-				t.Fatal(err)
+			for _, f := range fixtures(t, v) {
+				if _, err := results.SQLDB(old).ExecContext(t.Context(), f); err != nil {
+					t.Fatal(err)
+				}
 			}
 			before := tableCounts(t, old)
 			if err := old.Close(); err != nil {
@@ -51,6 +52,34 @@ func TestMigrate_FromEveryVersion(t *testing.T) {
 			checkMigrated(t, db, versions)
 		})
 	}
+}
+
+// fixtures returns the texts of testdata/migrate/NNNN_rows.sql up to
+// version v, in order: the rows a store of version v holds, each file
+// adding what its version's ingest writes.
+func fixtures(t *testing.T, v int) []string {
+	t.Helper()
+	paths, err := filepath.Glob("testdata/migrate/*_rows.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	var out []string
+	for _, p := range paths {
+		n, err := strconv.Atoi(strings.SplitN(filepath.Base(p), "_", 2)[0])
+		if err != nil {
+			t.Fatalf("fixture %s: %v", p, err)
+		}
+		if n > v {
+			break
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
 }
 
 // checkMigrated checks that the fixture's run reads back through today's

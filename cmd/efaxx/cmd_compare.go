@@ -19,7 +19,7 @@ func newCompareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare a metric between two sets of runs, per message size, with a significance test",
-		ArgsUsage: "A B",
+		ArgsUsage: "A B | --baseline NAME RUNS",
 		Description: `Compares B against A (the reference), per benchmark, parameter values and
 message size: each side's median over all its samples (every rank of every
 run), the ratio B/A, a confidence interval and a verdict.
@@ -38,10 +38,16 @@ on each side, the samples' iteration times decide instead: B is slower when
 its median iteration is slower than A's 99th percentile one. A significant
 change for the worse by more than --threshold is a regression.
 
+With --baseline NAME, compares the runs of one selector with a baseline of
+published numbers (efaxx import baseline), each series in its own metric and
+denominator, which the output states; the test is the same bootstrap, the
+published value taken as exact.
+
 Example:
    efaxx compare 12 15
    efaxx compare --benchmark write --status ok now-14d..now-7d now-7d..now
    efaxx compare --threshold 0.1 tag:driver=535 tag:driver=550
+   efaxx compare --baseline libefaxx-p5 --variant SingleDMA 12
 
 EXIT STATUS
    0  no regression
@@ -53,9 +59,18 @@ EXIT STATUS
 			&cli.Float64Flag{Name: "threshold", Value: 0.05, Usage: "a significant change for the worse beyond this fraction is a regression"},
 			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
+			&cli.StringFlag{Name: "baseline", Usage: "compare one selector with this imported baseline"},
+			&cli.StringSliceFlag{Name: "variant", Usage: "only this variant of the baseline (repeat for several)"},
 			formatFlag,
 		),
 		Action: func(c *cli.Context) error {
+			if c.String("baseline") != "" {
+				bc, label, err := baselineFlags(c)
+				if err != nil {
+					return err
+				}
+				return runCompareBaseline(c.Context, c.App.Writer, c.String("db"), c.String("format"), bc, label)
+			}
 			o, err := compareFlags(c)
 			if err != nil {
 				return err
@@ -104,6 +119,30 @@ func compareFlags(c *cli.Context) (compareOptions, error) {
 	}
 	o.Bootstrap = results.Bootstrap{Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
 	return o, nil
+}
+
+// baselineFlags decodes compare --baseline NAME SELECTOR.
+func baselineFlags(c *cli.Context) (results.BaselineCompare, string, error) {
+	a, err := args(c)
+	if err != nil {
+		return results.BaselineCompare{}, "", err
+	}
+	if len(a) != 1 {
+		return results.BaselineCompare{}, "", &usageError{msg: "compare --baseline needs one selector of runs",
+			hint: "efaxx compare --baseline libefaxx-p5 12"}
+	}
+	now := time.Now()
+	common, err := runFilter(c, now)
+	if err != nil {
+		return results.BaselineCompare{}, "", err
+	}
+	bc := results.BaselineCompare{Baseline: c.String("baseline"), Threshold: c.Float64("threshold"),
+		Bootstrap: results.Bootstrap{Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}}
+	if c.IsSet("variant") {
+		bc.Variants = c.StringSlice("variant")
+	}
+	bc.Runs, err = selector(a[0], common, now)
+	return bc, a[0], err
 }
 
 // selector narrows common to the runs arg names.

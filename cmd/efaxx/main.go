@@ -116,6 +116,7 @@ queries, compares and plots them.
 			newQueryCommand(),
 			newCompareCommand(),
 			newCheckCommand(),
+			newImportCommand(),
 			newPlotCommand(),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
