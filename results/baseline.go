@@ -44,7 +44,7 @@ type BaselineSeries struct {
 func (db *DB) ImportBaseline(ctx context.Context, b *Baseline) (bool, error) {
 	sum := sha256.Sum256(b.Text)
 	hash := hex.EncodeToString(sum[:])
-	tx, err := db.db.BeginTx(ctx, nil)
+	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
 	}

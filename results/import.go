@@ -39,7 +39,7 @@ type ImportedRun struct {
 // fails the import: an imported file is all or nothing.
 func (db *DB) ImportRun(ctx context.Context, r *ImportedRun) (IngestedRun, error) {
 	out := IngestedRun{UID: r.UID, Dir: r.File, Status: r.Status, Reason: r.Reason}
-	tx, err := db.db.BeginTx(ctx, nil)
+	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return out, fmt.Errorf("import %s: %w", r.File, err)
 	}

@@ -123,7 +123,7 @@ func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) erro
 		return err
 	}
 	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := beginWrite(ctx, conn)
 	if err != nil {
 		return err
 	}

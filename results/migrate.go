@@ -38,9 +38,16 @@ func (db *DB) migrateTo(ctx context.Context, last int) error {
 	if err != nil {
 		return err
 	}
+	applied, err := db.appliedVersions(ctx)
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
 		if m.version > last {
 			break
+		}
+		if applied[m.version] {
+			continue // no write lock to take: readers open a store that a long ingest holds
 		}
 		if err := db.migrateOne(ctx, m); err != nil {
 			return fmt.Errorf("migrate %s: %w", m.name, err)
@@ -61,6 +68,30 @@ func SchemaVersions() ([]int, error) {
 		vs[i] = m.version
 	}
 	return vs, nil
+}
+
+// appliedVersions returns the versions the store has, read without a write
+// lock; an empty map for a new store.
+func (db *DB) appliedVersions(ctx context.Context) (map[int]bool, error) {
+	var n int
+	if err := db.db.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'`).Scan(&n); err != nil || n == 0 {
+		return map[int]bool{}, err
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT version FROM migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }
 
 // migrations returns the embedded migrations sorted by version.
@@ -94,7 +125,7 @@ func migrations() ([]migration, error) {
 // inside the transaction, which holds the write lock from BEGIN, so two
 // processes opening a new store at once apply each migration once.
 func (db *DB) migrateOne(ctx context.Context, m migration) error {
-	tx, err := db.db.BeginTx(ctx, nil)
+	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return err
 	}

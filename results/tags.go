@@ -32,7 +32,7 @@ func (db *DB) SetTags(ctx context.Context, id int64, set map[string]string, del 
 			return fmt.Errorf("tag run %d: %w", id, err)
 		}
 	}
-	tx, err := db.db.BeginTx(ctx, nil)
+	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return fmt.Errorf("tag run %d: %w", id, err)
 	}
