@@ -33,15 +33,10 @@ type rankFile struct {
 	problems []Problem    // the skipped lines, in line order
 }
 
-// batchRows is how many sample rows the parser hands to the writer at once.
+// batchRows is how many sample rows the parser hands to the writer at
+// once, from one rank file or several: a file holds a few dozen samples,
+// and handing them over one file at a time would wake the writer as often.
 const batchRows = 1024
-
-// batch is sample rows of one rank file, on their way from the parser to
-// the writer.
-type batch struct {
-	rank int
-	rows []sampleRow
-}
 
 // readRanks reads the rank files of dir, the run directory of m, storing
 // their samples in run runID. It returns one rankFile per rank
@@ -63,7 +58,7 @@ func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *
 	}
 	var added map[int]int
 	err = withSampleWriter(conn, runID, func(w *sampleWriter) error {
-		added, err = w.drain(ctx, func(ctx context.Context, out chan<- batch) error {
+		added, err = w.drain(ctx, func(ctx context.Context, out chan<- []sampleRow) error {
 			return parseFiles(ctx, dir, files, isRunning(m), out)
 		})
 		return err
@@ -81,25 +76,52 @@ func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *
 
 // parseFiles reads each present file of files in turn, filling in what it
 // learns and sending its sample rows to out.
-func parseFiles(ctx context.Context, dir string, files []rankFile, running bool, out chan<- batch) error {
+func parseFiles(ctx context.Context, dir string, files []rankFile, running bool, out chan<- []sampleRow) error {
 	buf := make([]byte, 0, 64<<10) // the line buffer, shared by the files read one after another
+	b := &batcher{ctx: ctx, out: out}
 	for i := range files {
 		if !files[i].found {
 			continue
 		}
 		path := filepath.Join(dir, record.RankFile(files[i].rank))
-		if err := files[i].read(ctx, path, buf, running, func(rows []sampleRow) error {
-			select {
-			case out <- batch{rank: files[i].rank, rows: rows}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}); err != nil {
+		if err := files[i].read(ctx, path, buf, running, b.add); err != nil {
 			return err
 		}
 	}
-	return nil
+	return b.flush()
+}
+
+// batcher gathers sample rows into batches of batchRows for the writer.
+type batcher struct {
+	ctx  context.Context
+	out  chan<- []sampleRow
+	rows []sampleRow
+}
+
+// add queues r, sending the batch when it is full.
+func (b *batcher) add(r sampleRow) error {
+	if b.rows == nil {
+		b.rows = make([]sampleRow, 0, batchRows)
+	}
+	b.rows = append(b.rows, r)
+	if len(b.rows) < batchRows {
+		return nil
+	}
+	return b.flush()
+}
+
+// flush sends the rows queued, if any.
+func (b *batcher) flush() error {
+	if len(b.rows) == 0 {
+		return nil
+	}
+	select {
+	case b.out <- b.rows:
+		b.rows = nil
+		return nil
+	case <-b.ctx.Done():
+		return b.ctx.Err()
+	}
 }
 
 // rankSet returns the ranks ingest reports on, 0..want-1 and any rank
@@ -140,14 +162,14 @@ func rankOfFile(name string) (int, bool) {
 }
 
 // read streams the file at path line by line, passing its sample rows to
-// send in batches. Lines that are not usable records become problems; only
-// I/O errors and send's errors stop it. While the run is running, a last
+// add. Lines that are not usable records become problems; only I/O errors
+// and add's errors stop it. While the run is running, a last
 // line without its newline is one the runner is still writing: it is left
 // for the next ingest, not reported.
 //
 // buf is the line buffer to use; a line longer than its capacity makes
 // the scanner allocate its own.
-func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bool, send func([]sampleRow) error) error {
+func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bool, add func(sampleRow) error) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
@@ -158,7 +180,6 @@ func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bo
 	sc.Buffer(buf[:0], maxLine)
 	var tail tailSplit
 	sc.Split(tail.split)
-	var rows []sampleRow // most files hold a few dozen samples: let append size it
 	n := 0
 	for sc.Scan() {
 		n++
@@ -170,22 +191,15 @@ func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bo
 		case msg != "" && !(running && tail.unterminated):
 			f.problem(path, n, msg)
 		case ok:
-			rows = append(rows, row)
-		}
-		if len(rows) == batchRows {
-			if err := send(rows); err != nil {
+			if err := add(row); err != nil {
 				return err
 			}
-			rows = nil
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
 		f.problem(path, n+1, fmt.Sprintf("line longer than %d bytes; rest of the file skipped", maxLine))
 	} else if err != nil {
 		return err
-	}
-	if len(rows) > 0 {
-		return send(rows)
 	}
 	return nil
 }
@@ -217,6 +231,10 @@ func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return sampleRow{}, false, ""
 	}
+	var s record.Sample
+	if record.DecodeSample(line, &s) {
+		return f.addSample(&s)
+	}
 	v, err := record.Decode(line)
 	if err != nil {
 		return sampleRow{}, false, err.Error()
@@ -228,11 +246,7 @@ func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 	case *record.Rank:
 		return sampleRow{}, false, f.addRank(r, line)
 	case *record.Sample:
-		if msg := f.foreign("sample", r.Rank); msg != "" {
-			return sampleRow{}, false, msg
-		}
-		row, msg := rowOf(r)
-		return row, msg == "", msg
+		return f.addSample(r)
 	case *record.End:
 		if msg := f.foreign("end", r.Rank); msg != "" {
 			return sampleRow{}, false, msg
@@ -240,6 +254,18 @@ func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 		f.end = r
 	}
 	return sampleRow{}, false, ""
+}
+
+// addSample takes the sample record s.
+func (f *rankFile) addSample(s *record.Sample) (sampleRow, bool, string) {
+	if f.end != nil {
+		return sampleRow{}, false, "record after the end record"
+	}
+	if msg := f.foreign("sample", s.Rank); msg != "" {
+		return sampleRow{}, false, msg
+	}
+	row, msg := rowOf(s)
+	return row, msg == "", msg
 }
 
 // addRank takes the fingerprint record r, read from line.

@@ -233,10 +233,10 @@ func withSampleWriter(conn *sql.Conn, runID int64, fn func(*sampleWriter) error)
 // until produce returns. It returns how many rows it added per rank. When
 // an insert fails, produce's context is cancelled; either side's error is
 // returned, the writer's first.
-func (w *sampleWriter) drain(ctx context.Context, produce func(context.Context, chan<- batch) error) (map[int]int, error) {
+func (w *sampleWriter) drain(ctx context.Context, produce func(context.Context, chan<- []sampleRow) error) (map[int]int, error) {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan batch, 16)
+	batches := make(chan []sampleRow, 4)
 	done := make(chan error, 1)
 	go func() {
 		defer close(batches)
@@ -244,14 +244,12 @@ func (w *sampleWriter) drain(ctx context.Context, produce func(context.Context, 
 	}()
 	added := map[int]int{}
 	var werr error
-	for b := range batches {
+	for rows := range batches {
 		if werr != nil {
 			continue // let the producer see the cancellation and stop
 		}
-		n, err := w.insertAll(b.rows)
-		added[b.rank] += n
-		if err != nil {
-			werr = fmt.Errorf("insert samples of rank %d: %w", b.rank, err)
+		if err := w.insertAll(rows, added); err != nil {
+			werr = err
 			cancel()
 		}
 	}
@@ -261,20 +259,19 @@ func (w *sampleWriter) drain(ctx context.Context, produce func(context.Context, 
 	return added, werr
 }
 
-// insertAll stores rows, skipping those already stored, and returns how
-// many it added.
-func (w *sampleWriter) insertAll(rows []sampleRow) (int, error) {
-	added := 0
+// insertAll stores rows, skipping those already stored, and counts the
+// rows it adds per rank in added.
+func (w *sampleWriter) insertAll(rows []sampleRow, added map[int]int) error {
 	for i := range rows {
 		ok, err := w.insert(&rows[i])
 		if err != nil {
-			return added, err
+			return fmt.Errorf("insert sample of rank %d, size %d: %w", rows[i].rank, rows[i].size, err)
 		}
 		if ok {
-			added++
+			added[int(rows[i].rank)]++
 		}
 	}
-	return added, nil
+	return nil
 }
 
 // insert stores r unless it is stored already, and reports whether it

@@ -22,6 +22,14 @@ func Decode(line []byte) (any, error) {
 	return decodeJSON(line)
 }
 
+// DecodeSample fills s when line is a sample record in the form
+// efaxx-runner writes, and reports whether it did. It allocates nothing,
+// for ingest's hot loop; when it reports false, Decode reads the line.
+func DecodeSample(line []byte, s *Sample) bool {
+	*s = Sample{}
+	return decodeSample(line, s)
+}
+
 // decodeJSON is Decode through encoding/json, for the lines the fast path
 // leaves: the rank and end records, two per file, and any sample written
 // in another form. When the line starts with its type, as the runner
@@ -109,53 +117,93 @@ var latKeys = [...]string{"min", "p50", "p99", "max"}
 // "invalid": the caller then uses encoding/json.
 func decodeSample(line []byte, s *Sample) bool {
 	sc := scan{b: line}
+	if !sc.take('{') {
+		return false
+	}
 	isSample := false
-	ok := sc.object(func(key []byte) bool {
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if done {
+			return isSample && sc.end()
+		}
 		i := keyIndex(key, sampleKeys[:])
-		if i < 0 || !sc.once(i) {
+		if !ok || i < 0 || !sc.once(i) || !sc.sampleField(i, s) {
 			return false
 		}
-		switch i {
-		case 0:
-			v, ok := sc.str()
-			isSample = ok && string(v) == TypeSample
-			s.Type = TypeSample
-			return isSample
-		case 1:
-			return sc.int(&s.Rank)
-		case 2:
-			return sc.int(&s.Peer)
-		case 3:
-			v, ok := sc.str()
-			s.Role = string(v)
-			return ok
-		case 9:
-			return sc.lat(&s.Lat)
+		isSample = isSample || i == 0
+	}
+}
+
+// sampleField reads the value of sample key i into s.
+func (sc *scan) sampleField(i int, s *Sample) bool {
+	switch i {
+	case 0:
+		v, ok := sc.str()
+		s.Type = TypeSample
+		return ok && string(v) == TypeSample
+	case 1:
+		return sc.int(&s.Rank)
+	case 2:
+		return sc.int(&s.Peer)
+	case 3:
+		v, ok := sc.str()
+		s.Role = role(v)
+		return ok
+	case 9:
+		return sc.lat(&s.Lat)
+	}
+	return sc.uint(sampleUint(s, i))
+}
+
+// roles are the roles the runner writes, handed out without allocating.
+var roles = [...]string{"initiator", "target"}
+
+// role returns v as a string, one of roles when it is one.
+func role(v []byte) string {
+	for _, r := range roles {
+		if string(v) == r {
+			return r
 		}
-		return sc.uint(sampleUint(s, i))
-	})
-	return ok && isSample && sc.end()
+	}
+	return string(v)
 }
 
 // sampleUint returns the field of s that sample key i names, for the keys
 // whose values are unsigned.
 func sampleUint(s *Sample, i int) *uint64 {
-	return [...]*uint64{4: &s.Size, 5: &s.BytesSent, 6: &s.BytesRecv,
-		7: &s.Iterations, 8: &s.ElapsedNs}[i]
+	switch i {
+	case 4:
+		return &s.Size
+	case 5:
+		return &s.BytesSent
+	case 6:
+		return &s.BytesRecv
+	case 7:
+		return &s.Iterations
+	}
+	return &s.ElapsedNs
 }
 
 // lat reads a lat_ns object into l.
 func (sc *scan) lat(l *Lat) bool {
+	if !sc.take('{') {
+		return false
+	}
 	var seen uint
-	fields := [...]*uint64{&l.Min, &l.P50, &l.P99, &l.Max}
-	return sc.object(func(key []byte) bool {
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if done {
+			return true
+		}
 		i := keyIndex(key, latKeys[:])
-		if i < 0 || seen&(1<<i) != 0 {
+		if !ok || i < 0 || seen&(1<<i) != 0 {
 			return false
 		}
 		seen |= 1 << i
-		return sc.uint(fields[i])
-	})
+		if !sc.uint([...]*uint64{&l.Min, &l.P50, &l.P99, &l.Max}[i]) {
+			return false
+		}
+	}
 }
 
 // keyIndex returns the index of key in keys, or -1.
@@ -215,27 +263,18 @@ func (sc *scan) end() bool {
 	return sc.i == len(sc.b)
 }
 
-// object reads {"key": value, ...}, calling value for each key with the
-// scanner just past the colon.
-func (sc *scan) object(value func(key []byte) bool) bool {
-	if !sc.take('{') {
-		return false
-	}
+// member reads the next member of an object up to its value: the comma
+// before it unless first, the key and the colon. done reports the end of
+// the object instead; ok is false on anything else.
+func (sc *scan) member(first bool) (key []byte, done, ok bool) {
 	if sc.take('}') {
-		return true
+		return nil, true, true
 	}
-	for {
-		key, ok := sc.str()
-		if !ok || !sc.take(':') || !value(key) {
-			return false
-		}
-		if sc.take('}') {
-			return true
-		}
-		if !sc.take(',') {
-			return false
-		}
+	if !first && !sc.take(',') {
+		return nil, false, false
 	}
+	key, ok = sc.str()
+	return key, false, ok && sc.take(':')
 }
 
 // str reads a string of printable ASCII without escapes, and returns its

@@ -100,3 +100,20 @@ func TestDecode_PeekedType(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeSample checks the allocation-free path: it agrees with Decode
+// on a sample, declines any other record, and allocates nothing.
+func TestDecodeSample(t *testing.T) {
+	var s record.Sample
+	want, _ := record.Decode([]byte(sampleLine))
+	if !record.DecodeSample([]byte(sampleLine), &s) || !reflect.DeepEqual(&s, want) {
+		t.Errorf("DecodeSample(sample) = %+v, want %+v", s, want)
+	}
+	if record.DecodeSample([]byte(`{"type":"end","rank":0,"status":"ok"}`), &s) {
+		t.Error("DecodeSample(end record) = true, want false")
+	}
+	line := []byte(sampleLine)
+	if n := testing.AllocsPerRun(100, func() { record.DecodeSample(line, &s) }); n != 0 {
+		t.Errorf("DecodeSample allocates %v times per line, want 0", n)
+	}
+}
