@@ -47,23 +47,28 @@ type SlowHost struct {
 	Worst   float64 `json:"worst_speed"`
 }
 
-// spreadCTE reads the samples of run ?1 as sp(size, rank, x, speed),
-// speed as described at Spread. It needs the metric's SQL spliced in
-// twice (for x and for the median); the run id is the one argument.
-func spreadCTE(m Metric) string {
+// spreadSQL makes the temporary tables the spread of run ?1 is read
+// from: temp.spread_med(size, m), the median of each size, and
+// temp.spread(size, rank, x, speed), speed as described at Spread. They
+// are made once per RankSpread, on one connection, and the three queries
+// read them, rather than each deriving every sample's value again.
+func spreadSQL(m Metric) []string {
 	speed := `v.x / med.m`
 	if m.Lower {
 		speed = `med.m / v.x`
 	}
-	return `WITH v AS (
-		SELECT s.size, s.rank, ` + m.sql + ` AS x
-		FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1
-	), med AS (
-		SELECT size, median(x) AS m FROM v GROUP BY size
-	), sp AS (
-		SELECT v.size, v.rank, v.x, CASE WHEN med.m > 0 AND v.x > 0 THEN ` + speed + ` END AS speed
-		FROM v JOIN med USING (size)
-	)`
+	return []string{
+		`DROP TABLE IF EXISTS temp.spread`,
+		`DROP TABLE IF EXISTS temp.spread_med`,
+		`CREATE TEMP TABLE spread_v AS
+			SELECT s.size, s.rank, ` + m.sql + ` AS x
+			FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1`,
+		`CREATE TEMP TABLE spread_med AS SELECT size, median(x) AS m FROM temp.spread_v GROUP BY size`,
+		`CREATE TEMP TABLE spread AS
+			SELECT v.size, v.rank, v.x, CASE WHEN med.m > 0 AND v.x > 0 THEN ` + speed + ` END AS speed
+			FROM temp.spread_v v JOIN temp.spread_med med USING (size)`,
+		`DROP TABLE temp.spread_v`,
+	}
 }
 
 // RankSpread returns the spread of run id for metric m, naming the n
@@ -72,29 +77,53 @@ func (db *DB) RankSpread(ctx context.Context, id int64, m Metric, n int) (*Sprea
 	if err := db.runExists(ctx, id); err != nil {
 		return nil, err
 	}
-	sp := &Spread{Metric: m}
-	var err error
-	if sp.Sizes, err = db.sizeSpreads(ctx, id, m); err == nil {
-		if sp.Ranks, err = db.slowRanks(ctx, id, m, n); err == nil {
-			sp.Hosts, err = db.slowHosts(ctx, id, m, n)
-		}
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rank spread of run %d: %w", id, err)
 	}
+	defer conn.Close()
+	sp, err := rankSpread(ctx, conn, id, m, n)
 	if err != nil {
 		return nil, fmt.Errorf("rank spread of run %d: %w", id, err)
 	}
 	return sp, nil
 }
 
+// rankSpread makes the spread tables on conn, reads them and drops them.
+func rankSpread(ctx context.Context, conn *sql.Conn, id int64, m Metric, n int) (*Spread, error) {
+	for _, q := range spreadSQL(m) {
+		if _, err := conn.ExecContext(ctx, q, id); err != nil {
+			return nil, err
+		}
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS temp.spread`)
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS temp.spread_med`)
+	sp := &Spread{Metric: m}
+	var err error
+	if sp.Sizes, err = sizeSpreads(ctx, conn, id, m); err != nil {
+		return nil, err
+	}
+	if sp.Ranks, err = slowRanks(ctx, conn, id, n); err != nil {
+		return nil, err
+	}
+	sp.Hosts, err = slowHosts(ctx, conn, id, n)
+	return sp, err
+}
+
 // sizeSpreads returns the spread per size. SQLite returns the bare column
-// rank of the row that MIN(speed) picks: the slowest rank.
-func (db *DB) sizeSpreads(ctx context.Context, id int64, m Metric) ([]SizeSpread, error) {
-	rows, err := db.db.QueryContext(ctx, spreadCTE(m)+`, worst AS (
-			SELECT size, COUNT(*) AS n, MIN(speed) AS speed, rank FROM sp GROUP BY size
+// rank of the row that MIN(speed) picks, the slowest rank, when MIN is the
+// query's only aggregate: the others are in a query of their own.
+func sizeSpreads(ctx context.Context, conn *sql.Conn, id int64, m Metric) ([]SizeSpread, error) {
+	rows, err := conn.QueryContext(ctx, `
+		WITH worst AS (
+			SELECT size, MIN(speed), rank FROM temp.spread GROUP BY size
+		), ext AS (
+			SELECT size, COUNT(*) AS n, `+extremes(m)+` FROM temp.spread GROUP BY size
 		)
-		SELECT w.size, w.n, med.m, `+extremes(m)+`, w.rank, COALESCE(k.host, '')
-		FROM worst w JOIN med USING (size) JOIN v ON v.size = w.size
+		SELECT w.size, e.n, med.m, e.worst, e.best, w.rank, COALESCE(k.host, '')
+		FROM worst w JOIN ext e USING (size) JOIN temp.spread_med med USING (size)
 		LEFT JOIN ranks k ON k.run_id = ?1 AND k.rank = w.rank
-		GROUP BY w.size ORDER BY w.size`, id)
+		ORDER BY w.size`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -110,18 +139,19 @@ func (db *DB) sizeSpreads(ctx context.Context, id int64, m Metric) ([]SizeSpread
 	return out, rows.Err()
 }
 
-// extremes returns the worst and the best value of v.x for m.
+// extremes returns the worst and the best value of x for m, as worst
+// and best.
 func extremes(m Metric) string {
 	if m.Lower {
-		return `MAX(v.x), MIN(v.x)`
+		return `MAX(x) AS worst, MIN(x) AS best`
 	}
-	return `MIN(v.x), MAX(v.x)`
+	return `MIN(x) AS worst, MAX(x) AS best`
 }
 
 // slowRanks returns the n ranks of lowest typical speed.
-func (db *DB) slowRanks(ctx context.Context, id int64, m Metric, n int) ([]SlowRank, error) {
-	rows, err := db.db.QueryContext(ctx, spreadCTE(m)+`, per AS (
-			SELECT rank, median(speed) AS typical, MIN(speed) AS worst, size FROM sp GROUP BY rank
+func slowRanks(ctx context.Context, conn *sql.Conn, id int64, n int) ([]SlowRank, error) {
+	rows, err := conn.QueryContext(ctx, `WITH per AS (
+			SELECT rank, median(speed) AS typical, MIN(speed) AS worst, size FROM temp.spread GROUP BY rank
 		)
 		SELECT per.rank, COALESCE(k.host, ''), k.local_rank, per.typical, per.worst, per.size
 		FROM per LEFT JOIN ranks k ON k.run_id = ?1 AND k.rank = per.rank
@@ -148,10 +178,10 @@ func (db *DB) slowRanks(ctx context.Context, id int64, m Metric, n int) ([]SlowR
 }
 
 // slowHosts returns the n hosts of lowest typical speed.
-func (db *DB) slowHosts(ctx context.Context, id int64, m Metric, n int) ([]SlowHost, error) {
-	rows, err := db.db.QueryContext(ctx, spreadCTE(m)+`
+func slowHosts(ctx context.Context, conn *sql.Conn, id int64, n int) ([]SlowHost, error) {
+	rows, err := conn.QueryContext(ctx, `
 		SELECT k.host, COUNT(DISTINCT sp.rank), median(sp.speed) AS typical, MIN(sp.speed)
-		FROM sp JOIN ranks k ON k.run_id = ?1 AND k.rank = sp.rank
+		FROM temp.spread sp JOIN ranks k ON k.run_id = ?1 AND k.rank = sp.rank
 		WHERE k.host <> '' AND sp.speed IS NOT NULL
 		GROUP BY k.host
 		ORDER BY typical, k.host LIMIT ?2`, id, n)
