@@ -40,8 +40,11 @@ test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
+# The store's numbers for docs/performance.md: ingest beside a raw insert
+# loop, efaxx show/runs/compare timed as processes, bytes per sample row.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	$(GO) run ./cmd/efaxx-storebench -efaxx bin/efaxx
 
 demo: build
 	bin/efaxx --db $(DB) run
