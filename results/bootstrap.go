@@ -45,53 +45,71 @@ func (bs Bootstrap) ratioCI(a, b []float64, stream uint64) (lo, hi float64) {
 	return quantile(ratios, (1-bs.Level)/2), quantile(ratios, (1+bs.Level)/2)
 }
 
-// resampler draws the median of a resample of its values without sorting
-// the resample: the values are sorted once, and a resample is a count of
-// draws per position, walked up to the middle.
+// resampler draws the median of a resample of its values without drawing
+// the resample. The values are sorted once. A resample of n values drawn
+// with replacement takes n uniform indices; the k-th smallest of them is
+// floor(n·U(k)), where U(k), the k-th smallest of n uniform numbers in
+// [0, 1), follows the Beta(k, n+1-k) distribution, and the next one lies
+// above it by (1-U(k))·Beta(1, n-k). So a resample median costs a few
+// Gamma draws however many ranks there are, and follows exactly the
+// distribution of drawing the n indices (the tests check it against that).
 type resampler struct {
 	sorted []float64
-	counts []int32
 }
 
 // newResampler sorts a copy of values.
 func newResampler(values []float64) *resampler {
 	s := slices.Clone(values)
 	slices.Sort(s)
-	return &resampler{sorted: s, counts: make([]int32, len(s))}
+	return &resampler{sorted: s}
 }
 
-// median returns the median of one resample.
+// median returns the median of one resample: the value at position
+// (n-1)/2 of the resample sorted, averaged with the one at n/2.
 func (r *resampler) median(rng *rand.Rand) float64 {
 	n := len(r.sorted)
 	if n == 1 {
 		return r.sorted[0]
 	}
-	clear(r.counts)
-	for range n {
-		r.counts[rng.IntN(n)]++
+	k := (n + 1) / 2 // 1-based rank of the lower middle
+	u := betaDraw(rng, float64(k), float64(n+1-k))
+	lo := r.at(u)
+	if n%2 == 1 {
+		return lo
 	}
-	return r.walk()
+	next := u + (1-u)*(1-math.Pow(rng.Float64(), 1/float64(n-k)))
+	return (lo + r.at(next)) / 2
 }
 
-// walk returns the median of the resample that counts describes.
-func (r *resampler) walk() float64 {
-	n := len(r.sorted)
-	// The median is the value at position (n-1)/2 of the resample sorted,
-	// averaged with the one at n/2: the same value when n is odd.
-	lo, hi := (n-1)/2, n/2
-	var vlo float64
-	found := false
-	seen := 0
-	for i, c := range r.counts {
-		seen += int(c)
-		if !found && seen > lo {
-			vlo, found = r.sorted[i], true
+// at returns the value at the index floor(n·u) draws, u in [0, 1].
+func (r *resampler) at(u float64) float64 {
+	i := int(u * float64(len(r.sorted)))
+	return r.sorted[min(max(i, 0), len(r.sorted)-1)]
+}
+
+// betaDraw draws from Beta(a, b), a and b at least 1.
+func betaDraw(rng *rand.Rand, a, b float64) float64 {
+	x, y := gammaDraw(rng, a), gammaDraw(rng, b)
+	return x / (x + y)
+}
+
+// gammaDraw draws from Gamma(a, 1), a at least 1, by Marsaglia and
+// Tsang's method ("A simple method for generating gamma variables", 2000).
+func gammaDraw(rng *rand.Rand, a float64) float64 {
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
 		}
-		if seen > hi {
-			return (vlo + r.sorted[i]) / 2
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
 		}
 	}
-	return r.sorted[n-1] // not reached: the counts sum to n
 }
 
 // quantile returns the q quantile of sorted values, linear between them,

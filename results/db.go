@@ -62,16 +62,30 @@ func openAt(ctx context.Context, path string, last int) (*DB, error) {
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
 	db := &DB{db: sqldb, Path: path, Now: time.Now}
-	if err := db.checkPercentile(ctx); err != nil {
-		sqldb.Close()
-		return nil, fmt.Errorf("open results db %q: %w", path, err)
-	}
-	if err := db.migrateTo(ctx, last); err != nil {
+	if err := db.setUp(ctx, last); err != nil {
 		// Ensure the pool is closed if the schema cannot be brought up.
 		sqldb.Close()
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
 	return db, nil
+}
+
+// setUp checks the SQLite build and migrates the store no further than
+// version last. Two processes creating one new store at once can find it
+// locked without the busy timeout helping, while the other one switches
+// the new file to WAL: setUp then tries again, for up to lockWait.
+func (db *DB) setUp(ctx context.Context, last int) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := db.checkPercentile(ctx)
+		if err == nil {
+			err = db.migrateTo(ctx, last)
+		}
+		if err == nil || !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Close closes the store.
