@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -60,6 +61,7 @@ func run(ctx context.Context, o options) error {
 	o.efaxx = efaxx
 	host, _ := os.Hostname()
 	fmt.Printf("efaxx-storebench: %s, %d CPUs, %s, %s\n", host, runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("load average at start: %s\n", loadAverage())
 	fmt.Printf("medians of %d trials; [min .. max] in brackets\n\n", o.trials)
 	large, err := benchIngest(ctx, o)
 	if err != nil {
@@ -68,5 +70,23 @@ func run(ctx context.Context, o options) error {
 	if err := benchShow(o, large); err != nil {
 		return err
 	}
-	return benchRuns(ctx, o)
+	if err := benchRuns(ctx, o); err != nil {
+		return err
+	}
+	fmt.Printf("load average at end: %s\n", loadAverage())
+	return nil
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages, which say how
+// much else the machine was doing while it was measured.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
