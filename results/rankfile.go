@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -175,8 +176,12 @@ func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bo
 		return err
 	}
 	defer file.Close()
+	return f.readFrom(ctx, file, path, buf, running, add)
+}
 
-	sc := bufio.NewScanner(file)
+// readFrom is read of the file at path, open as r.
+func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf []byte, running bool, add func(sampleRow) error) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(buf[:0], maxLine)
 	var tail tailSplit
 	sc.Split(tail.split)
