@@ -12,11 +12,17 @@ DB       ?= efaxx.db
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_percentile
 OUT      ?= out
 
-# Debian packages the build, the tests and the demo need.
+# Debian packages the build, the tests and the demo need. The Slurm tests
+# start their own cluster (slurm/testbed): slurmctld, slurmd and munged, and
+# for the accounting path slurmdbd and MariaDB.
 DEB_PACKAGES := gcc make git pkg-config ca-certificates \
-	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev
+	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev \
+	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux
 
-.PHONY: all deps build test bench demo clean
+# Options of `make testbed-up`, e.g. TESTBED_ARGS="--hosts 4 --slow h1/nic3=250mbit".
+TESTBED_ARGS ?=
+
+.PHONY: all deps build test bench demo clean testbed-up testbed-down
 
 all: build
 
@@ -40,10 +46,13 @@ test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-# The store's numbers for docs/performance.md: ingest beside a raw insert
-# loop, efaxx show/runs/compare timed as processes, bytes per sample row.
+# bench measures efaxx-runner beside its references (memcpy, a TCP socket
+# stream, fabric ping-pong), side by side in one run, and the result
+# store (ingest beside a raw insert loop, efaxx show/runs/compare timed as
+# processes, bytes per sample row): docs/performance.md.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	$(GO) run ./bench -runner bin/efaxx-runner
 	$(GO) run ./cmd/efaxx-storebench -efaxx bin/efaxx
 
 demo: build
@@ -51,5 +60,24 @@ demo: build
 	bin/efaxx --db $(DB) runs --limit 8
 	bin/efaxx --db $(DB) plot --sweep demo --out $(OUT)/demo.png
 
+# A Slurm cluster on this machine: 2 hosts (network namespaces) with 4 shaped
+# NICs each. Then: export SLURM_CONF=/tmp/efaxx-testbed/etc/slurm.conf
+testbed-up: deps
+	slurm/testbed/testbed up $(TESTBED_ARGS)
+
+testbed-down:
+	slurm/testbed/testbed down
+
 clean:
 	rm -rf bin $(OUT) efaxx-runs
+
+# The CUDA plugin, where nvcc exists: sm_90 code plus PTX for newer GPUs.
+NVCC      ?= nvcc
+CUDA_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
+
+.PHONY: kernels
+kernels: bin/libefaxx_cuda.so
+
+bin/libefaxx_cuda.so: kernels/efaxx_cuda.cu kernels/efaxx_cuda.h kernels/ring.h
+	@mkdir -p bin
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC,-Wall -shared $(CUDA_GENCODE) -o $@ kernels/efaxx_cuda.cu

@@ -17,7 +17,13 @@
 //	warmup     = 20                   # >= 0 (10)
 //	timeout    = "60s"                # > 0, <= 24h; bounds every wait (60s)
 //	chunk      = "1MiB"               # bytes per fabric operation (1MiB)
-//	window     = 16                   # operations in flight, 1..4096 (16)
+//	window     = 16                   # operations in flight per rail, 1..4096 (16)
+//	rails      = 4                    # endpoints per rank, one per NIC, 1..16 (1)
+//	strategy   = "split"              # single | split | round-robin | per-op | adaptive (single)
+//	nics       = "nic*"               # NICs: names, a pattern, or auto (auto)
+//	pinning    = "numa"               # numa | none: pin to a core of the NIC's NUMA node (numa)
+//	memory     = "host"               # host; pinned and device arrive with the CUDA plugin (host)
+//	link_gbps  = 100                  # link speed per NIC for percent of link; 0: the provider's (0)
 //
 // Any param may be a list of values instead of one value: the list is an axis,
 // and the sweep expands to the cartesian product of its axes (see

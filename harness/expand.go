@@ -20,7 +20,19 @@ type Point struct {
 	Warmup     int           // untimed iterations per size, before the timed ones
 	Timeout    time.Duration // bound on every wait in the runner
 	Chunk      uint64        // bytes per fabric operation
-	Window     int           // operations in flight per endpoint
+	Window     int           // operations in flight per rail
+	Rails      int           // endpoints per rank, one per NIC
+	Strategy   string        // how transfers spread over the rails
+	NICs       string        // NICs for the rails: names, patterns or "auto"
+	Pinning    string        // CPU pinning policy: numa or none
+	Memory     string        // buffer memory: host
+	LinkGbps   float64       // link speed per NIC for percent-of-link; 0: the provider's
+	Launch     string        // ipc: the copy kernel's grid x block ("128x256"), or "auto"
+	Direction  string        // ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)
+	Cells      string        // queue: where the ring's cells live: pinned, managed, device, or host (cpu producers)
+	Mode       string        // queue: nbi (one wait at the end) or blocking (a wait per command)
+	Producer   string        // queue: gpu, or cpu (the ring's host build, no GPU needed)
+	Producers  int           // queue: threads pushing commands
 	Hash       string        // content hash of the resolved point: see Points
 
 	// varying names the params that take several values in the sweep, in
@@ -44,7 +56,8 @@ func (s *Sweep) count() int {
 // Points expands the sweep into its points: the cartesian product of the
 // benchmarks and of every param given as a list. The benchmark is the
 // outermost loop, then the params in this order: provider, ranks,
-// iterations, warmup, timeout, chunk, window; the last varies fastest.
+// iterations, warmup, timeout, chunk, window, rails, strategy, nics,
+// pinning, memory, link_gbps; the last varies fastest.
 // Sizes are never an axis: each point carries all of them.
 //
 // Point.Hash is the first 16 hex digits of the SHA-256 of the point's
@@ -89,7 +102,7 @@ func (s *Sweep) varying() []string {
 func (p Point) Params() map[string]any {
 	m := make(map[string]any, len(params))
 	for _, q := range params {
-		if !q.inner {
+		if !q.inner && q.appliesTo(p.Benchmark) {
 			m[q.name] = jsonOf(q.field.get(&p))
 		}
 	}
@@ -104,7 +117,7 @@ func (p Point) Label() string {
 	b.WriteString(p.Benchmark)
 	for _, name := range p.varying {
 		for _, q := range params {
-			if q.name == name {
+			if q.name == name && q.appliesTo(p.Benchmark) {
 				b.WriteString(" " + name + "=" + labelOf(q.field.get(&p)))
 			}
 		}
@@ -131,7 +144,7 @@ func labelOf(v any) string {
 func (p Point) RunnerArgs() []string {
 	var args []string
 	for _, q := range axes() {
-		if q.flag != "" {
+		if q.flag != "" && q.appliesTo(p.Benchmark) {
 			args = append(args, q.flag, argOf(q.field.get(&p)))
 		}
 	}

@@ -207,6 +207,7 @@ func TestPointParams(t *testing.T) {
 	want := map[string]any{
 		"provider": "auto", "ranks": 2, "iterations": 100, "warmup": 10,
 		"timeout": "5400s", "chunk": uint64(1 << 20), "window": 16,
+		"rails": 1, "strategy": "single", "nics": "auto", "pinning": "numa", "memory": "host", "link_gbps": 0.0,
 	}
 	if got := p.Params(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Params() = %v, want %v", got, want)
@@ -225,7 +226,8 @@ warmup = 20
 timeout = "1500ms"
 `).Points()[0]
 	want := []string{"--benchmark", "write", "--provider", "shm", "--sizes", "4096,8192,16384",
-		"--iterations", "200", "--warmup", "20", "--timeout", "1500ms", "--chunk", "1048576", "--window", "16"}
+		"--iterations", "200", "--warmup", "20", "--timeout", "1500ms", "--chunk", "1048576", "--window", "16",
+		"--rails", "1", "--strategy", "single", "--nic", "auto", "--pin", "numa", "--memory", "host", "--link-gbps", "0"}
 	if got := p.RunnerArgs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("RunnerArgs() = %q, want %q", got, want)
 	}

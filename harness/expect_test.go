@@ -17,7 +17,7 @@ provider = ["efa", "tcp"]
 
 [[expect]]
 name   = "one EFA at line rate"
-where  = { benchmark = "write", provider = "efa", size = ">= 64MiB" }
+where  = { benchmark = "write", provider = "efa", rails = 1, size = ">= 64MiB" }
 min    = 95
 
 [[expect]]
@@ -50,7 +50,7 @@ func TestParseExpects(t *testing.T) {
 		where                     harness.Where
 	}{
 		{s.Expects[0], "one EFA at line rate", "gbps", "median", ">= 95", 8, 95, inf, harness.Where{
-			Benchmarks: []string{"write"}, Params: map[string][]any{"provider": {"efa"}},
+			Benchmarks: []string{"write"}, Params: map[string][]any{"provider": {"efa"}, "rails": {1}},
 			Sizes: []harness.SizeCond{{Op: ">=", Size: 64 << 20}}}},
 		{s.Expects[1], "", "lat_us", "p99", "<= 20 + 10%", 13, math.Inf(-1), 22, harness.Where{
 			Benchmarks: []string{"sendrecv"}, Params: map[string][]any{"chunk": {uint64(1 << 20)}},
@@ -75,7 +75,7 @@ func TestWhereMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Params as a stored run decodes them from JSON: numbers are float64.
-	efa := map[string]any{"provider": "efa", "chunk": float64(1 << 20), "ranks": 2.0}
+	efa := map[string]any{"provider": "efa", "chunk": float64(1 << 20), "ranks": 2.0, "rails": 1.0}
 	tests := []struct {
 		expect    int
 		benchmark string
@@ -87,6 +87,7 @@ func TestWhereMatches(t *testing.T) {
 		{0, "write", efa, 32 << 20, false},
 		{0, "sendrecv", efa, 64 << 20, false},
 		{0, "write", map[string]any{"provider": "tcp"}, 64 << 20, false},
+		{0, "write", map[string]any{"provider": "efa", "rails": 4.0}, 64 << 20, false},
 		{0, "write", map[string]any{}, 64 << 20, false}, // a run without the param does not match it
 		{1, "sendrecv", efa, 8192, true},
 		{1, "sendrecv", map[string]any{"chunk": 65536.0}, 8192, false},
@@ -111,15 +112,15 @@ func TestParseExpectErrors(t *testing.T) {
 		{"no bound", "[[expect]]\nwhere = { benchmark = \"write\" }\n",
 			"x.toml:4: expect[1]: missing required key: min, max or ref (with a tolerance)", harness.ErrMissingKey},
 		{"unknown where key", "[[expect]]\nwhere = { rail = 1 }\nmin = 1\n",
-			`x.toml:4: expect[1].where.rail: unknown key`, harness.ErrUnknownKey},
+			`x.toml:4: expect[1].where.rail: unknown key (did you mean "rails"?)`, harness.ErrUnknownKey},
 		{"typo in where", "[[expect]]\nwhere = { provder = \"efa\" }\nmin = 1\n",
 			`x.toml:4: expect[1].where.provder: unknown key (did you mean "provider"?)`, harness.ErrUnknownKey},
 		{"bad benchmark", "[[expect]]\nwhere = { benchmark = \"wrte\" }\nmin = 1\n",
-			`x.toml:4: expect[1].where.benchmark: unknown benchmark "wrte" (did you mean "write"?); known: sendrecv, write`, harness.ErrValue},
+			`x.toml:4: expect[1].where.benchmark: unknown benchmark "wrte" (did you mean "write"?); known: sendrecv, write, all2all, ipc, queue`, harness.ErrValue},
 		{"bad size", "[[expect]]\nwhere = { size = \">= 64MB\" }\nmin = 1\n",
 			`x.toml:4: expect[1].where.size: size "64MB": unit "MB" is ambiguous (1000 or 1024?): write "64MiB", or a number of bytes`, harness.ErrSize},
 		{"bad metric", "[[expect]]\nmetric = \"bw\"\nmin = 1\n",
-			`x.toml:4: expect[1].metric: metric "bw": unknown metric; known: gbps, lat_us, lat_p99_us, iter_us, libefaxx_gbps`, harness.ErrValue},
+			`x.toml:4: expect[1].metric: metric "bw": unknown metric; known: gbps, lat_us, lat_p99_us, iter_us, libefaxx_gbps, dir_gbps, pct_link, algbw, busbw`, harness.ErrValue},
 		{"ref without tolerance", "[[expect]]\nref = 97\n",
 			"x.toml:4: expect[1].ref: missing required key: a ref needs a tolerance, like tolerance = \"3%\"", harness.ErrMissingKey},
 		{"bad tolerance", "[[expect]]\nref = 97\ntolerance = \"3\"\n",

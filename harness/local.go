@@ -181,7 +181,7 @@ func (l *Local) mpirunArgs(p Point, dir string) []string {
 	}
 	args = append(args, l.Runner)
 	args = append(args, p.RunnerArgs()...)
-	if p.Provider == "tcp" {
+	if p.Provider == "tcp" && p.NICs == "auto" {
 		args = append(args, "--nic", "lo") // a local run talks over loopback only
 	}
 	return append(args, "--out", dir)

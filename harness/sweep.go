@@ -63,7 +63,7 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	if err != nil {
 		return nil, ErrorList{syntaxError(file, err)}
 	}
-	d := &decoder{file: file, doc: doc, values: make(map[*param][]any)}
+	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]entry)}
 	d.top(top)
 	d.resolve(s)
 	if len(d.errs) > 0 {
@@ -98,6 +98,7 @@ type decoder struct {
 	name    string
 	desc    string
 	values  map[*param][]any // values of the params the file sets
+	entries map[*param]entry // where the file sets them
 	expects []Expect
 	errs    ErrorList
 }
@@ -193,14 +194,17 @@ func (d *decoder) decodeParam(p *param, e entry) {
 	}
 	if errs == nil {
 		d.values[p] = vals
+		d.entries[p] = e
 	}
 }
 
-// resolve fills s from what the file set and the defaults, and checks the
-// size of the expansion. It does nothing once there are errors.
+// resolve fills s from what the file set and the defaults, checks what the
+// benchmarks need of the params and the size of the expansion. A param the
+// file got wrong takes its default here, so the checks still run and every
+// error is reported at once; s is used only when there are none.
 func (d *decoder) resolve(s *Sweep) {
-	if len(d.errs) > 0 {
-		return
+	if _, ok := d.values[benchmarkParam]; !ok {
+		return // missing or wrong: nothing to check the params against
 	}
 	s.Name, s.Description, s.Expects = d.name, d.desc, d.expects
 	for _, p := range axes() {
@@ -213,7 +217,42 @@ func (d *decoder) resolve(s *Sweep) {
 	for _, b := range s.values[0] {
 		s.Benchmarks = append(s.Benchmarks, b.(string))
 	}
+	d.defaultRanks(s)
+	d.checkBenchmarks(s)
+	if err := checkCombinations(s); err != nil {
+		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})
+	}
 	if n := s.count(); n > MaxPoints {
 		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
+	}
+}
+
+// checkCombinations rejects params that are valid alone but not together.
+// sendrecv cannot be adaptive: a two-sided receive must be posted on the
+// rail its message will arrive on before the sender picks the rail.
+func checkCombinations(s *Sweep) error {
+	strategy := slices.Index(axes(), paramNamed("strategy"))
+	if slices.Contains(s.Benchmarks, "sendrecv") && slices.Contains(s.values[strategy], any("adaptive")) {
+		return mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
+			"its message arrives on before the sender picks one; use write or all2all, or a fixed strategy")
+	}
+	return nil
+}
+
+// defaultRanks gives a sweep that leaves ranks unset the ranks its
+// benchmarks run on when they all run on one count (the queue: 1).
+func (d *decoder) defaultRanks(s *Sweep) {
+	if _, set := d.entries[paramNamed("ranks")]; set {
+		return
+	}
+	for _, b := range s.Benchmarks {
+		if r := rankRange[b]; r[1] != 1 {
+			return
+		}
+	}
+	for i, p := range axes() {
+		if p.name == "ranks" {
+			s.values[i] = []any{1}
+		}
 	}
 }

@@ -5,39 +5,81 @@ package native
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
+// Strategies say how a multi-rail transfer spreads over the rails, by the
+// name the runner's --strategy flag takes; the index is the C enum.
+var Strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
+
+// StrategyIndex returns the C value of a strategy name.
+func StrategyIndex(name string) (int, error) {
+	for i, s := range Strategies {
+		if s == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown strategy %q", name)
+}
+
 // Config says what one step measures.
 type Config struct {
-	Benchmark  string        // "sendrecv" or "write"
+	Benchmark  string        // "sendrecv", "write", "all2all", "ipc" or "queue"
 	Provider   string        // "auto", "shm", "tcp", "efa", or another libfabric provider
-	NIC        string        // libfabric domain ("lo", "nic0"); empty: the provider's choice
+	NICs       string        // comma-separated libfabric domains or patterns ("lo", "nic*"); empty: the provider's
+	Rails      int           // endpoints per rank, one per NIC; NICs are reused when there are fewer
+	Strategy   string        // one of Strategies
+	Core       int           // CPU to pin the measuring (queue: consuming) thread to; -1: none
 	MaxSize    uint64        // largest message size; buffers are sized for it
 	Chunk      uint64        // bytes per fabric operation
-	Window     int           // operations in flight
+	Window     int           // operations in flight per rail
 	Iterations uint64        // timed iterations per size and peer
 	Warmup     uint64        // untimed iterations before them
 	Timeout    time.Duration // longest wait without progress
 	// CorruptSize, when non-zero, makes rank 0 corrupt one byte of the last
 	// iteration at this size: a test hook proving that verification fails.
 	CorruptSize uint64
+
+	// GPU benchmarks.
+	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device
+	Pull        bool // ipc: the target's GPU reads rank 0's buffer (else rank 0's GPU writes)
+	Cells       int  // queue: CellsPinned, CellsManaged or CellsDevice
+	Blocking    bool // queue: wait for each command's completion (else NBI)
+	Producers   int  // queue: threads pushing commands
+	CPUProducer bool // queue: producers on CPU threads, no GPU
 }
+
+// Rail is one opened endpoint.
+type Rail struct {
+	Domain  string // the NIC (libfabric domain)
+	Fabric  string
+	LinkBps uint64 // link speed in bit/s as the provider reports it; 0 when unknown
+}
+
+// Where the queue's cells live.
+const (
+	CellsPinned  = 0
+	CellsManaged = 1
+	CellsDevice  = 2
+)
 
 // Info fingerprints this rank.
 type Info struct {
 	Rank, World, LocalRank, LocalSize int
 	Host                              string
-	Provider, Fabric, Domain          string
+	Provider                          string
 	MRMode                            []string
-	LinkBps                           uint64
 	Libfabric, MPI                    string
+	Core                              int // -1 when not pinned
+	Rails                             []Rail
+	GPU                               string // the GPU a GPU benchmark opened
 }
 
-// Sample is one rank's measurement against one peer at one size.
+// Sample is one rank's measurement against one peer, or all (Peer -1), at one size.
 type Sample struct {
 	Peer       int
-	Initiator  bool
+	Role       string // "initiator", "target" or "both"
 	Size       uint64
 	BytesSent  uint64 // per iteration
 	BytesRecv  uint64 // per iteration
@@ -47,6 +89,9 @@ type Sample struct {
 	LatP50     uint64
 	LatP99     uint64
 	LatMax     uint64
+	RailBytes  []uint64 // bytes sent on each rail over the timed iterations
+	Requeued   uint64   // posts refused with -FI_EAGAIN and posted later from the pending queue
+	Variant    string   // how it was measured, when a run measures a size several ways
 }
 
 // ErrNoCgo is returned by every entry point of a build without cgo.

@@ -110,7 +110,7 @@ func TestOpen_MigratesOnce(t *testing.T) {
 
 func TestOpen_Tables(t *testing.T) {
 	db := MustOpenDB(t)
-	for _, table := range []string{"migrations", "sweeps", "points", "runs", "ranks", "samples"} {
+	for _, table := range []string{"migrations", "sweeps", "points", "runs", "ranks", "samples", "jobs"} {
 		var n int
 		err := results.SQLDB(db).QueryRowContext(t.Context(),
 			`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n)

@@ -150,7 +150,7 @@ func tableCounts(tb testing.TB, db *results.DB) map[string]int {
 	ctx := tb.Context()
 	sqldb := results.SQLDB(db)
 	rows, err := sqldb.QueryContext(ctx,
-		`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+		`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'migrations'`)
 	if err != nil {
 		tb.Fatal(err)
 	}

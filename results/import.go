@@ -108,8 +108,9 @@ func insertSamples(ctx context.Context, tx *sql.Tx, id int64, samples []record.S
 		if msg != "" {
 			return n, fmt.Errorf("sample %d: %s", i+1, msg)
 		}
-		res, err := stmt.ExecContext(ctx, id, row.size, row.rank, row.peer, row.role, row.nums[0], row.nums[1],
-			row.nums[2], row.nums[3], row.nums[4], row.nums[5], row.nums[6], row.nums[7])
+		res, err := stmt.ExecContext(ctx, id, row.size, row.rank, row.peer, row.variant, row.role, row.nums[0],
+			row.nums[1], row.nums[2], row.nums[3], row.nums[4], row.nums[5], row.nums[6], row.nums[7],
+			row.peers, row.strategy, row.rails, row.railBytes, row.linkBps, row.requeued)
 		if err != nil {
 			return n, err
 		}

@@ -178,7 +178,11 @@ func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir str
 	for _, f := range files {
 		out.Samples += f.samples
 	}
-	if err := updateRun(ctx, tx, out, abs, m, files, now); err != nil {
+	job, err := upsertJobOf(ctx, tx, &manifestJob{m.JobID, m.Cluster, m.Sweep, m.SweepHash}, now)
+	if err != nil {
+		return out, nil, err
+	}
+	if err := updateRun(ctx, tx, out, abs, m, files, job, now); err != nil {
 		return out, nil, err
 	}
 	if err := replaceRunHosts(ctx, tx, out.ID, runHosts(files)); err != nil {

@@ -34,7 +34,9 @@ const sampleLatencyNsSQL = `CASE WHEN ` + roundTripSQL + ` THEN s.lat_p50_ns / 2
 var ErrUnknownMetric = errors.New("unknown metric")
 
 // Metric is a number derived from each sample row. Queries aggregate it
-// over ranks and runs; compare and check judge it.
+// over ranks and runs; compare and check judge it. A metric may be NULL
+// for some samples (pct_link without a known link, algbw outside all2all):
+// those samples are left out of its aggregates.
 type Metric struct {
 	Name  string `json:"name"`  // what users type: "gbps"
 	Unit  string `json:"unit"`  // for headers: "Gbps"
@@ -55,8 +57,16 @@ var metrics = []Metric{
 		Doc: "99th percentile iteration time in microseconds, halved for ping-pong benchmarks"},
 	{Name: "iter_us", Unit: "us", Lower: true, sql: `s.elapsed_ns / 1e3 / s.iterations`,
 		Doc: "mean iteration time in microseconds, elapsed over iterations, a round trip for ping-pong (Libefaxx's Lat(us))"},
-	{Name: "libefaxx_gbps", Unit: "Gbps", sql: `8.0 * s.size * s.iterations / s.elapsed_ns`,
-		Doc: "one message of size bytes per iteration, in 1e9 bit/s: Libefaxx's bandwidth, half of gbps for sendrecv"},
+	{Name: "libefaxx_gbps", Unit: "Gbps", sql: libefaxxGbpsSQL,
+		Doc: "the bandwidth as Libefaxx counts it: one buffer per round trip for sendrecv (half of gbps), the buffers written per iteration for write, one peer's buffer for all2all"},
+	{Name: "dir_gbps", Unit: "Gbps", sql: directionGbpsSQL,
+		Doc: "the busier direction of a sample, in 1e9 bit/s: what one way of a full-duplex link carried"},
+	{Name: "pct_link", Unit: "%", sql: percentLinkSQL,
+		Doc: "dir_gbps as a percent of the capacity of the NICs behind the sample's rails; none where that is unknown"},
+	{Name: "algbw", Unit: "GB/s", sql: algbwSQL,
+		Doc: "all2all only: nccl-tests' algbw, the whole per-rank buffer (ranks x size) per iteration time, in 1e9 bytes/s"},
+	{Name: "busbw", Unit: "GB/s", sql: busbwSQL,
+		Doc: "all2all only: nccl-tests' busbw, algbw x (ranks-1)/ranks, the bytes that crossed the network"},
 }
 
 // Metrics returns every metric the store defines.
@@ -82,3 +92,29 @@ func (m Metric) Better(a, b float64) bool {
 	}
 	return a > b
 }
+
+// directionGbpsSQL is the busier direction of one sample in Gbps: what one
+// way of a full-duplex link carried. Percent of link divides it by the link.
+const directionGbpsSQL = `8.0 * MAX(s.bytes_sent, s.bytes_recv) * s.iterations / s.elapsed_ns`
+
+// percentLinkSQL is directionGbpsSQL as a percent of the capacity of the
+// NICs behind the sample's rails (s.link_bps, each NIC counted once), or
+// NULL when that capacity is unknown.
+const percentLinkSQL = `CASE WHEN s.link_bps > 0 THEN 100.0 * ` + directionGbpsSQL + ` * 1e9 / s.link_bps END`
+
+// libefaxxGbpsSQL is the bandwidth as Libefaxx prints it (reference §9):
+// sendrecv counts one buffer per round trip, all2all one peer's buffer per
+// iteration, write the buffers written per iteration (all targets together
+// under round-robin).
+const libefaxxGbpsSQL = `8.0 * CASE r.benchmark WHEN 'write' THEN MAX(s.bytes_sent, s.bytes_recv) ELSE s.size END
+	* s.iterations / s.elapsed_ns`
+
+// algbwSQL and busbwSQL are the nccl-tests all-to-all bandwidths of a
+// sample in GB/s (1e9 bytes/s): algbw counts the whole per-rank buffer,
+// ranks · size, the self block included, per iteration time; busbw is
+// algbw · (ranks-1)/ranks, the bytes that crossed the network. NULL for
+// other benchmarks.
+const (
+	algbwSQL = `CASE WHEN r.benchmark = 'all2all' THEN 1.0 * r.ranks * s.size * s.iterations / s.elapsed_ns END`
+	busbwSQL = `CASE WHEN r.benchmark = 'all2all' THEN 1.0 * (r.ranks - 1) * s.size * s.iterations / s.elapsed_ns END`
+)

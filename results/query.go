@@ -89,7 +89,7 @@ func (db *DB) Query(ctx context.Context, q Query) (*QueryResult, error) {
 }
 
 // aggColumns are the aggregates of a group, in scanQueryRow's order.
-const aggColumns = `COUNT(*), COUNT(DISTINCT v.run_id), MIN(v.x), median(v.x), AVG(v.x), MAX(v.x), percentile(v.x, 99)`
+const aggColumns = `COUNT(v.x), COUNT(DISTINCT v.run_id), MIN(v.x), median(v.x), AVG(v.x), MAX(v.x), percentile(v.x, 99)`
 
 // groupSQL returns a query with one row per group of benchmark, the
 // values of the by parameters and size. Its columns are the benchmark,
@@ -105,9 +105,10 @@ func groupSQL(f RunFilter, m Metric, by []string, cols string) (string, []any, e
 }
 
 // samplesFrom returns the FROM clause, with its WITH before it, of every
-// sample of the runs f selects as v(benchmark, k0..kn, run_id, size, x,
-// p50, p99): k are the by parameters' JSON, x the metric's value, p50 and
-// p99 the sample's iteration times in ns. group lists v's key columns.
+// sample of the runs f selects for which metric m has a value, as
+// v(benchmark, k0..kn, run_id, size, x, p50, p99): k are the by
+// parameters' JSON, x the metric's value, p50 and p99 the sample's
+// iteration times in ns. group lists v's key columns.
 func samplesFrom(f RunFilter, m Metric, by []string) (from, group string, args []any, err error) {
 	where, whereArgs := f.where()
 	var keys, vkeys []string
@@ -130,6 +131,7 @@ func samplesFrom(f RunFilter, m Metric, by []string) (from, group string, args [
 		)
 		SELECT sel.*, s.run_id, s.size, ` + m.sql + ` AS x, s.lat_p50_ns AS p50, s.lat_p99_ns AS p99
 		FROM sel JOIN runs r ON r.id = sel.id JOIN samples s ON s.run_id = sel.id
+		WHERE (` + m.sql + `) IS NOT NULL
 	) v`
 	return from, group, args, nil
 }

@@ -12,24 +12,27 @@ import (
 
 // Run is one run, one attempt at one point, as the store holds it.
 type Run struct {
-	ID        int64             `json:"id"`               // the number users type
-	UID       string            `json:"uid"`              // unique across stores
-	Sweep     string            `json:"sweep"`            // the sweep's name
-	Benchmark string            `json:"benchmark"`        // "sendrecv", "write", ...
-	Point     string            `json:"point"`            // the point's content hash
-	Params    map[string]any    `json:"params"`           // the point's resolved parameters, sizes excluded; JSON numbers are float64
-	Status    string            `json:"status"`           // record.StatusOK, StatusFailed, ...
-	Reason    string            `json:"reason,omitempty"` // why the status is not ok; empty when it is
-	Provider  string            `json:"provider"`         // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
-	Ranks     int               `json:"ranks"`            // ranks launched
-	Hosts     []string          `json:"hosts"`            // distinct hosts, in rank order
-	Executor  string            `json:"executor"`         // "local" or "slurm"
-	Started   time.Time         `json:"started"`          // when the launcher started
-	Finished  time.Time         `json:"finished"`         // when the launcher exited; zero while running
-	ExitCode  *int              `json:"exit_code"`        // the launcher's exit code; nil while running
-	Dir       string            `json:"dir"`              // the run directory, absolute, as of the latest ingest
-	Samples   int               `json:"samples"`          // sample rows stored
-	Tags      map[string]string `json:"tags"`             // the user's labels; empty when none
+	ID        int64             `json:"id"`                  // the number users type
+	UID       string            `json:"uid"`                 // unique across stores
+	Sweep     string            `json:"sweep"`               // the sweep's name
+	Benchmark string            `json:"benchmark"`           // "sendrecv", "write", ...
+	Point     string            `json:"point"`               // the point's content hash
+	Params    map[string]any    `json:"params"`              // the point's resolved parameters, sizes excluded; JSON numbers are float64
+	Status    string            `json:"status"`              // record.StatusOK, StatusFailed, ...
+	Reason    string            `json:"reason,omitempty"`    // why the status is not ok; empty when it is
+	Provider  string            `json:"provider"`            // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
+	Ranks     int               `json:"ranks"`               // ranks launched
+	Hosts     []string          `json:"hosts"`               // distinct hosts, in rank order
+	Executor  string            `json:"executor"`            // "local" or "slurm"
+	Started   time.Time         `json:"started"`             // when the launcher started
+	Finished  time.Time         `json:"finished"`            // when the launcher exited; zero while running
+	ExitCode  *int              `json:"exit_code"`           // the launcher's exit code; nil while running
+	Dir       string            `json:"dir"`                 // the run directory, absolute, as of the latest ingest
+	Samples   int               `json:"samples"`             // sample rows stored
+	Job       string            `json:"job,omitempty"`       // the scheduler's job id, "4711"; "" for local runs
+	Step      string            `json:"step,omitempty"`      // the job step, "4711.3"; "" when none ran it
+	NodeList  string            `json:"node_list,omitempty"` // the step's nodes as Slurm writes them, "h[1-2]"
+	Tags      map[string]string `json:"tags"`                // the user's labels; empty when none
 }
 
 // RunFilter selects runs. The zero value selects all of them; each field
@@ -67,11 +70,13 @@ type ParamFilter struct {
 const runColumns = `
 	SELECT r.id, r.uid, s.name, r.benchmark, p.hash, p.params, r.status, r.reason,
 		r.provider, r.ranks, r.hosts, r.executor, r.started_ns, r.finished_ns,
-		r.exit_code, r.dir, r.samples,
+		r.exit_code, r.dir, r.samples, COALESCE(j.job_id, ''), COALESCE(r.step_id, ''),
+		COALESCE(r.node_list, ''),
 		(SELECT json_group_object(t.key, t.value) FROM run_tags t WHERE t.run_id = r.id)
 	FROM runs r
 	JOIN points p ON p.id = r.point_id
-	JOIN sweeps s ON s.id = p.sweep_id`
+	JOIN sweeps s ON s.id = p.sweep_id
+	LEFT JOIN jobs j ON j.id = r.job_id`
 
 // Runs returns the runs that f selects, newest first.
 func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
@@ -185,7 +190,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var finished, exit sql.NullInt64
 	if err := row.Scan(&r.ID, &r.UID, &r.Sweep, &r.Benchmark, &r.Point, &params, &r.Status,
 		&r.Reason, &r.Provider, &r.Ranks, &hosts, &r.Executor, &started, &finished,
-		&exit, &r.Dir, &r.Samples, &tags); err != nil {
+		&exit, &r.Dir, &r.Samples, &r.Job, &r.Step, &r.NodeList, &tags); err != nil {
 		return nil, err
 	}
 	r.Tags = map[string]string{}

@@ -23,11 +23,14 @@ func isRunning(m *record.Manifest) bool {
 // runVerdict derives the status of a run and the reason for it from its
 // manifest and its rank files. The rules, first match wins:
 //
-//   - timeout: the manifest says the run timed out;
+//   - timeout: the manifest says the run timed out (with the scheduler's
+//     reason, when it gives one);
 //   - cancelled: the manifest says the user or the scheduler stopped it;
 //   - running: the launcher has not exited (no exit code, no error);
 //   - failed: a rank's end record says failed (the lowest such rank is
-//     the reason), the manifest carries an error, or the exit code is not 0;
+//     the reason, preferring ranks that failed by themselves to ranks
+//     stopped by a signal), the manifest carries an error, or the exit
+//     code is not 0;
 //   - partial: the exit code is 0 but a rank file is missing, has no end
 //     record, or had lines that could not be used;
 //   - ok: otherwise.
@@ -35,15 +38,17 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	noEnd := ranksWhere(files, func(f rankFile) bool { return f.end == nil })
 	switch {
 	case m.TimedOut:
-		return record.StatusTimeout, joinReasons("timed out", noEndReason(noEnd))
+		return record.StatusTimeout, joinReasons("timed out", m.SchedulerReason, noEndReason(noEnd))
 	case m.Cancelled:
-		return record.StatusCancelled, joinReasons("cancelled", noEndReason(noEnd))
+		return record.StatusCancelled, joinReasons("cancelled", m.SchedulerReason, noEndReason(noEnd))
 	case isRunning(m):
 		return record.StatusRunning, ""
 	}
-	for _, f := range files {
-		if f.end != nil && f.end.Status != record.StatusOK {
-			return record.StatusFailed, fmt.Sprintf("rank %d: %s", f.rank, endError(f.end))
+	for _, signalled := range []bool{false, true} {
+		for _, f := range files {
+			if f.end != nil && f.end.Status != record.StatusOK && (f.end.Signal != "") == signalled {
+				return record.StatusFailed, fmt.Sprintf("rank %d: %s", f.rank, endError(f.end))
+			}
 		}
 	}
 	switch {

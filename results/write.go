@@ -78,8 +78,9 @@ func insertRun(ctx context.Context, tx *sql.Tx, pointID int64, dir string, m *re
 	return res.LastInsertId()
 }
 
-// updateRun sets what the manifest and the rank files say of run r.
-func updateRun(ctx context.Context, tx *sql.Tx, r IngestedRun, dir string, m *record.Manifest, files []rankFile, now int64) error {
+// updateRun sets what the manifest and the rank files say of run r, and
+// the job (jobs.id) that ran it; job is nil for a run without one.
+func updateRun(ctx context.Context, tx *sql.Tx, r IngestedRun, dir string, m *record.Manifest, files []rankFile, job *int64, now int64) error {
 	hosts, err := jsonText(runHosts(files), "[]")
 	if err != nil {
 		return err
@@ -99,11 +100,13 @@ func updateRun(ctx context.Context, tx *sql.Tx, r IngestedRun, dir string, m *re
 	_, err = tx.ExecContext(ctx, `
 		UPDATE runs SET status = ?, reason = ?, executor = ?, ranks = ?, provider = ?,
 			hosts = ?, command = ?, started_ns = ?, finished_ns = ?, exit_code = ?,
-			dir = ?, fingerprint = ?, samples = samples + ?, ingested_ns = ?
+			dir = ?, fingerprint = ?, samples = samples + ?, ingested_ns = ?,
+			job_id = ?, step_id = ?, node_list = ?, runner_version = ?
 		WHERE id = ?`,
 		r.Status, r.Reason, m.Executor, m.Ranks, provider,
 		hosts, command, m.StartNs, finished, m.ExitCode,
-		dir, fingerprint, r.Samples, now, r.ID)
+		dir, fingerprint, r.Samples, now,
+		job, nullString(m.StepID), nullString(m.NodeList), m.RunnerVersion, r.ID)
 	return err
 }
 
@@ -142,6 +145,14 @@ func upsertRanks(ctx context.Context, tx *sql.Tx, runID int64, files []rankFile,
 	return nil
 }
 
+// nullString returns s, or nil for NULL when it is empty.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
 // jsonText returns v as JSON text, or empty when v is nil or empty.
 func jsonText(v any, empty string) (string, error) {
 	b, err := json.Marshal(v)
@@ -158,8 +169,13 @@ func jsonText(v any, empty string) (string, error) {
 // samples columns after run_id.
 type sampleRow struct {
 	size, rank, peer int64
-	role             string
+	variant, role    string
 	nums             [8]int64 // bytes_sent, bytes_recv, iterations, elapsed_ns, lat_min/p50/p99/max_ns
+
+	// The multi-rail columns (migration 0021); their defaults for files
+	// written before rails existed.
+	peers, strategy, rails, railBytes string
+	linkBps, requeued                 int64
 }
 
 // rowOf returns the row of s, or why s cannot be stored: SQLite integers
@@ -173,23 +189,42 @@ func rowOf(s *record.Sample) (sampleRow, string) {
 	if s.ElapsedNs == 0 {
 		return sampleRow{}, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
 	}
-	row := sampleRow{size: int64(s.Size), rank: int64(s.Rank), peer: int64(s.Peer), role: s.Role}
+	row := sampleRow{size: int64(s.Size), rank: int64(s.Rank), peer: int64(s.Peer), variant: s.Variant, role: s.Role}
 	for i, n := range nums {
 		if n > math.MaxInt64 {
 			return sampleRow{}, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)
 		}
 		row.nums[i] = int64(n)
 	}
+	railColumns(s, &row)
 	return row, ""
+}
+
+// railColumns fills the multi-rail columns of row from s.
+func railColumns(s *record.Sample, row *sampleRow) {
+	row.peers, row.strategy, row.rails, row.railBytes = s.Peers, s.Strategy, "[]", "[]"
+	if len(s.Rails) > 0 {
+		b, _ := json.Marshal(s.Rails) // ints always encode
+		row.rails = string(b)
+	}
+	if len(s.RailBytes) > 0 {
+		b, _ := json.Marshal(s.RailBytes)
+		row.railBytes = string(b)
+	}
+	row.linkBps, row.requeued = int64(min(s.LinkBps, math.MaxInt64)), int64(min(s.Requeued, math.MaxInt64))
 }
 
 // insertSampleSQL stores one sample unless its key is stored, which makes
 // re-ingesting a file add nothing.
 const insertSampleSQL = `
-	INSERT INTO samples (run_id, size, rank, peer, role, bytes_sent, bytes_recv,
-		iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (run_id, size, rank, peer) DO NOTHING`
+	INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
+		iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
+		peers, strategy, rails, rail_bytes, link_bps, requeued)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`
+
+// sampleColumns is how many values insertSampleSQL takes.
+const sampleColumns = 20
 
 // sampleWriter inserts the samples of one run through one prepared
 // statement of the driver itself. Samples are most of what ingest writes,
@@ -221,7 +256,7 @@ func withSampleWriter(conn *sql.Conn, runID int64, fn func(*sampleWriter) error)
 		}
 		defer st.Close()
 		w := &sampleWriter{stmt: st.(driver.StmtExecContext), runID: runID,
-			args: make([]driver.NamedValue, 13), ctx: context.Background()}
+			args: make([]driver.NamedValue, sampleColumns), ctx: context.Background()}
 		for i := range w.args {
 			w.args[i].Ordinal = i + 1
 		}
@@ -278,10 +313,12 @@ func (w *sampleWriter) insertAll(rows []sampleRow, added map[int]int) error {
 // added a row.
 func (w *sampleWriter) insert(r *sampleRow) (bool, error) {
 	a := w.args
-	a[0].Value, a[1].Value, a[2].Value, a[3].Value, a[4].Value = w.runID, r.size, r.rank, r.peer, r.role
+	a[0].Value, a[1].Value, a[2].Value, a[3].Value, a[4].Value, a[5].Value = w.runID, r.size, r.rank, r.peer, r.variant, r.role
 	for i, n := range r.nums {
-		a[5+i].Value = n
+		a[6+i].Value = n
 	}
+	a[14].Value, a[15].Value, a[16].Value, a[17].Value, a[18].Value, a[19].Value = r.peers, r.strategy, r.rails,
+		r.railBytes, r.linkBps, r.requeued
 	res, err := w.stmt.ExecContext(w.ctx, a)
 	if err != nil {
 		return false, err

@@ -23,8 +23,9 @@ func Decode(line []byte) (any, error) {
 }
 
 // DecodeSample fills s when line is a sample record in the form
-// efaxx-runner writes, and reports whether it did. It allocates nothing,
-// for ingest's hot loop; when it reports false, Decode reads the line.
+// efaxx-runner writes, and reports whether it did. It allocates nothing
+// but the rails lists, for ingest's hot loop; when it reports false,
+// Decode reads the line.
 func DecodeSample(line []byte, s *Sample) bool {
 	*s = Sample{}
 	return decodeSample(line, s)
@@ -107,7 +108,8 @@ func peekType(line []byte) string {
 
 // sampleKeys are the keys of a sample line, in the bit order of scan.seen.
 var sampleKeys = [...]string{"type", "rank", "peer", "role", "size", "bytes_sent",
-	"bytes_recv", "iterations", "elapsed_ns", "lat_ns"}
+	"bytes_recv", "iterations", "elapsed_ns", "lat_ns", "variant", "peers", "strategy",
+	"rails", "rail_bytes", "link_bps", "requeued"}
 
 // latKeys are the keys of a sample's lat_ns object.
 var latKeys = [...]string{"min", "p50", "p99", "max"}
@@ -145,24 +147,96 @@ func (sc *scan) sampleField(i int, s *Sample) bool {
 		return sc.int(&s.Rank)
 	case 2:
 		return sc.int(&s.Peer)
-	case 3:
+	case 3, 10, 11, 12:
 		v, ok := sc.str()
-		s.Role = role(v)
+		*sampleString(s, i) = intern(v)
 		return ok
 	case 9:
 		return sc.lat(&s.Lat)
+	case 13:
+		return sc.ints(&s.Rails)
+	case 14:
+		return sc.uints(&s.RailBytes)
 	}
 	return sc.uint(sampleUint(s, i))
 }
 
-// roles are the roles the runner writes, handed out without allocating.
-var roles = [...]string{"initiator", "target"}
+// sampleString returns the field of s that sample key i names, for the
+// keys whose values are strings.
+func sampleString(s *Sample, i int) *string {
+	switch i {
+	case 3:
+		return &s.Role
+	case 10:
+		return &s.Variant
+	case 11:
+		return &s.Peers
+	}
+	return &s.Strategy
+}
 
-// role returns v as a string, one of roles when it is one.
-func role(v []byte) string {
-	for _, r := range roles {
-		if string(v) == r {
-			return r
+// ints reads a JSON array of integers into v; [] gives an empty slice, as
+// encoding/json does.
+func (sc *scan) ints(v *[]int) bool {
+	out := []int{}
+	ok := sc.array(func() bool {
+		var n int
+		if !sc.int(&n) {
+			return false
+		}
+		out = append(out, n)
+		return true
+	})
+	*v = out
+	return ok
+}
+
+// uints reads a JSON array of unsigned integers into v.
+func (sc *scan) uints(v *[]uint64) bool {
+	out := []uint64{}
+	ok := sc.array(func() bool {
+		var n uint64
+		if !sc.uint(&n) {
+			return false
+		}
+		out = append(out, n)
+		return true
+	})
+	*v = out
+	return ok
+}
+
+// array reads [item, ...], calling item for each.
+func (sc *scan) array(item func() bool) bool {
+	if !sc.take('[') {
+		return false
+	}
+	if sc.take(']') {
+		return true
+	}
+	for {
+		if !item() {
+			return false
+		}
+		if sc.take(']') {
+			return true
+		}
+		if !sc.take(',') {
+			return false
+		}
+	}
+}
+
+// known are the strings the runner writes in samples (roles, strategies,
+// peers of an all-to-all), handed out without allocating.
+var known = [...]string{"", "initiator", "target", "both", "single", "split", "round-robin",
+	"per-op", "adaptive", "all"}
+
+// intern returns v as a string, one of known when it is one.
+func intern(v []byte) string {
+	for _, k := range known {
+		if string(v) == k {
+			return k
 		}
 	}
 	return string(v)
@@ -180,6 +254,10 @@ func sampleUint(s *Sample, i int) *uint64 {
 		return &s.BytesRecv
 	case 7:
 		return &s.Iterations
+	case 15:
+		return &s.LinkBps
+	case 16:
+		return &s.Requeued
 	}
 	return &s.ElapsedNs
 }

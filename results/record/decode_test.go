@@ -117,3 +117,35 @@ func TestDecodeSample(t *testing.T) {
 		t.Errorf("DecodeSample allocates %v times per line, want 0", n)
 	}
 }
+
+// railLine is a multi-rail sample as efaxx-runner writes it since rails.
+const railLine = `{"type":"sample","rank":0,"peer":1,"role":"initiator","size":1048576,"bytes_sent":1048576,` +
+	`"bytes_recv":0,"iterations":20,"elapsed_ns":9000000,"lat_ns":{"min":1,"p50":2,"p99":3,"max":4},` +
+	`"peers":"1","strategy":"split","rails":[0,1,2,3],"rail_bytes":[5242880,5242880,5242880,5242880],` +
+	`"link_bps":400000000000,"requeued":7}`
+
+// TestDecode_Rails checks the fast path on the multi-rail fields, and on
+// their edges, against encoding/json.
+func TestDecode_Rails(t *testing.T) {
+	var s record.Sample
+	if !record.DecodeSample([]byte(railLine), &s) || s.Strategy != "split" || len(s.Rails) != 4 ||
+		s.RailBytes[3] != 5242880 || s.LinkBps != 400e9 || s.Requeued != 7 || s.Peers != "1" {
+		t.Fatalf("DecodeSample(rail sample) = %+v", s)
+	}
+	for _, line := range []string{
+		railLine,
+		`{"type":"sample","rails":[],"rail_bytes":[]}`,
+		`{"type":"sample","rails":[ 1 , -2 ],"variant":"copy-engine"}`,
+		`{"type":"sample","rail_bytes":[-1]}`,
+		`{"type":"sample","rails":[1,]}`,
+		`{"type":"sample","rails":[1.5]}`,
+		`{"type":"sample","rails":null}`,
+		`{"type":"sample","rails":"0"}`,
+	} {
+		got, err := record.Decode([]byte(line))
+		ref, refErr := record.DecodeJSON([]byte(line))
+		if (err == nil) != (refErr == nil) || !reflect.DeepEqual(got, ref) {
+			t.Errorf("Decode(%q) = %#v, %v; encoding/json gives %#v, %v", line, got, err, ref, refErr)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package slurm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Client submits, cancels and tracks jobs through a Runner.
+type Client struct {
+	Runner Runner
+}
+
+// NewClient returns a Client that runs the real Slurm commands.
+func NewClient() *Client { return &Client{Runner: &ExecRunner{}} }
+
+// Submit submits the sbatch script at path and returns the job's id and
+// cluster ("" unless sbatch names one). A refused job gives a
+// *CommandError holding sbatch's message.
+func (c *Client) Submit(ctx context.Context, path string) (ID, string, error) {
+	out, err := c.Runner.Run(ctx, "sbatch", "--parsable", path)
+	if err != nil {
+		return ID{}, "", fmt.Errorf("sbatch %s: %w", path, err)
+	}
+	return parseSubmit(string(out))
+}
+
+// Cancel cancels the jobs, pending or running. Slurm ends them
+// asynchronously: Query tells when they are gone.
+func (c *Client) Cancel(ctx context.Context, ids []ID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := c.Runner.Run(ctx, "scancel", idList(ids)); err != nil {
+		return fmt.Errorf("scancel jobs %s: %w", idList(ids), err)
+	}
+	return nil
+}
+
+// Tracked is a job to Query about.
+type Tracked struct {
+	ID        ID
+	Dir       string        // the job's directory, where its script leaves markers
+	TimeLimit time.Duration // the time limit it asked for; 0 when it asked for none
+}
+
+// Report is what Query learnt.
+type Report struct {
+	// States holds each job whose state is known, by its id (ID.String).
+	// A job missing here could not be asked about now (slurmctld did not
+	// answer); ask again later.
+	States map[string]*JobState
+
+	// Notes say which sources failed and why, such as "sacct: Slurm
+	// accounting storage is disabled".
+	Notes []string
+}
+
+// Query learns the state of each job. sacct comes first: it knows jobs
+// long after they end, and their steps. A job sacct does not know, or
+// knows only as pending or running (it lags), is asked of slurmctld
+// through squeue, then scontrol show job. A job slurmctld has forgotten
+// and sacct never knew is judged from the markers its script left.
+func (c *Client) Query(ctx context.Context, jobs []Tracked) (*Report, error) {
+	rep := &Report{States: map[string]*JobState{}}
+	if len(jobs) == 0 {
+		return rep, nil
+	}
+	acct := c.sacct(ctx, jobs, rep)
+	var need []Tracked
+	for _, t := range jobs {
+		if a := acct[t.ID.String()]; a == nil || !a.State.Final() {
+			need = append(need, t)
+		}
+	}
+	ctld, ctldErr := c.fromController(ctx, need)
+	if ctldErr != nil {
+		rep.Notes = append(rep.Notes, ctldErr.Error())
+	}
+	for _, t := range jobs {
+		j, err := decide(t, acct[t.ID.String()], ctld[t.ID.String()], ctldErr == nil)
+		if err != nil {
+			return nil, err
+		}
+		if j != nil {
+			rep.States[t.ID.String()] = j
+		}
+	}
+	return rep, nil
+}
+
+// decide picks what to believe of one job: a final state from sacct, else
+// what slurmctld says, else an exit marker, else sacct's non-final state.
+// Only when slurmctld answered and does not know the job is it judged from
+// its markers alone; nil means unknown for now.
+func decide(t Tracked, acct, ctld *JobState, ctldAnswered bool) (*JobState, error) {
+	var steps []StepState
+	if acct != nil {
+		if acct.State.Final() {
+			return acct, nil
+		}
+		steps = acct.Steps
+	}
+	if ctld != nil {
+		ctld.Steps = steps
+		return ctld, nil
+	}
+	m, err := markerState(t.ID, t.Dir, t.TimeLimit)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m.State != Lost:
+		m.Steps = steps
+		return m, nil
+	case acct != nil:
+		return acct, nil
+	case ctldAnswered:
+		return m, nil
+	}
+	return nil, nil
+}
+
+// sacct asks accounting about the jobs; nil when it cannot answer.
+func (c *Client) sacct(ctx context.Context, jobs []Tracked, rep *Report) map[string]*JobState {
+	ids := make([]ID, len(jobs))
+	for i, t := range jobs {
+		ids[i] = t.ID
+	}
+	out, err := c.Runner.Run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
+	if err != nil {
+		rep.Notes = append(rep.Notes, err.Error())
+		return nil
+	}
+	return parseSacct(out)
+}
+
+// fromController asks slurmctld, with one squeue for all the jobs, then
+// scontrol show job for each job squeue did not list. The error says that
+// slurmctld could not be asked; Slurm not knowing a job is not an error.
+func (c *Client) fromController(ctx context.Context, jobs []Tracked) (map[string]*JobState, error) {
+	known := map[string]*JobState{}
+	if len(jobs) == 0 {
+		return known, nil
+	}
+	ids := make([]ID, len(jobs))
+	for i, t := range jobs {
+		ids[i] = t.ID
+	}
+	out, err := c.Runner.Run(ctx, "squeue", "-h", "-t", "all", "-j", idList(ids), "-o", squeueFormat)
+	if err != nil && !invalidJobID(err) {
+		return known, err
+	}
+	known = parseSqueue(out)
+	for _, id := range ids {
+		if known[id.String()] != nil {
+			continue
+		}
+		out, err := c.Runner.Run(ctx, "scontrol", "show", "job", "-o", id.String())
+		if invalidJobID(err) {
+			continue
+		} else if err != nil {
+			return known, err
+		}
+		if j, ok := parseScontrol(out); ok {
+			known[id.String()] = j
+		}
+	}
+	return known, nil
+}
+
+// idList writes ids as Slurm's commands take them: comma-separated.
+func idList(ids []ID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,207 @@
+package slurm
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Job is a batch job: one allocation and the srun steps that run in it, one
+// after the other.
+type Job struct {
+	Name   string   // --job-name
+	Dir    string   // absolute: the script, Slurm's output and the job's markers go here; the job runs in it
+	Header []string // comment lines written below the #SBATCH lines, one line each
+	Alloc  Alloc
+	Env    []EnvVar // exported by the script before its first step, in order
+	Steps  []Step
+}
+
+// Alloc is what the job asks of sbatch. A zero field is left out, so the
+// cluster's default applies.
+type Alloc struct {
+	Nodes         int    // --nodes
+	NTasks        int    // --ntasks
+	NTasksPerNode int    // --ntasks-per-node
+	CPUsPerTask   int    // --cpus-per-task
+	GPUsPerNode   int    // --gpus-per-node
+	Partition     string // --partition
+	Account       string // --account
+	QOS           string // --qos
+	Time          string // --time, in one of Slurm's forms ("30", "1:00:00", "1-12")
+	Constraint    string // --constraint
+	Exclusive     bool   // --exclusive
+	Extra         []string
+}
+
+// EnvVar is one environment variable the script exports.
+type EnvVar struct {
+	Name  string // a shell variable name
+	Value string // any text without control characters
+}
+
+// Step is one srun inside the job. Its standard output and error go to
+// Dir/launcher.log, and the script writes the step's markers into Dir.
+type Step struct {
+	Name          string // srun --job-name: sacct lists the step under it
+	Dir           string // absolute; created by the script if missing
+	Nodes         int    // srun --nodes; 0 leaves it out
+	NTasks        int    // srun --ntasks; 0 leaves it out
+	NTasksPerNode int    // srun --ntasks-per-node; 0 leaves it out
+	MPI           string // srun --mpi ("pmix", "pmi2", "none"); "" leaves the cluster's MpiDefault
+	Container     *Container
+	Command       []string // the program and its arguments, run by srun once per task
+}
+
+// Container runs a step in a container through pyxis.
+type Container struct {
+	Image   string   // --container-image: a squashfs path or a registry reference
+	Name    string   // --container-name, made job-scoped: the script appends _$SLURM_JOB_ID
+	Mounts  []string // --container-mounts, each SRC:DST[:FLAGS]
+	Workdir string   // --container-workdir; "" leaves the image's
+	Env     []string // --container-env: variables whose host values override the image's
+}
+
+// LogName is the file, in a step's directory, that holds srun's output.
+const LogName = "launcher.log"
+
+var (
+	envName       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	containerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	sbatchOption  = regexp.MustCompile(`^--[a-z][a-z0-9-]*(=.*)?$`)
+	mpiPlugin     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
+
+// Validate reports the first value of j that a script cannot carry: line
+// breaks and other control characters anywhere, the words sbatch reads as
+// job separators on #SBATCH lines, relative directories, and the few
+// values with a syntax of their own (variable names, mounts, options).
+func (j *Job) Validate() error {
+	if len(j.Steps) == 0 {
+		return errors.New("job has no steps")
+	}
+	if err := checkDir("job directory", j.Dir); err != nil {
+		return err
+	}
+	if err := checkSbatchValue("job name", j.Name); err != nil {
+		return err
+	}
+	for _, h := range j.Header {
+		if err := checkValue("header line", h); err != nil {
+			return err
+		}
+	}
+	if err := j.Alloc.validate(); err != nil {
+		return err
+	}
+	for _, e := range j.Env {
+		if err := e.validate(); err != nil {
+			return err
+		}
+	}
+	for i := range j.Steps {
+		if err := j.Steps[i].validate(); err != nil {
+			return fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkDir accepts an absolute path that Slurm's output file patterns and
+// a script line can carry.
+func checkDir(what, dir string) error {
+	if err := checkSbatchValue(what, dir); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("%s %q: not an absolute path", what, dir)
+	}
+	if strings.Contains(dir, `\`) {
+		// A backslash in an --output path turns Slurm's %j patterns off.
+		return fmt.Errorf("%s %q: holds a backslash, which Slurm's file name patterns cannot carry", what, dir)
+	}
+	return nil
+}
+
+func (a *Alloc) validate() error {
+	for _, f := range []struct{ what, v string }{
+		{"partition", a.Partition}, {"account", a.Account}, {"qos", a.QOS},
+		{"time", a.Time}, {"constraint", a.Constraint},
+	} {
+		if err := checkSbatchValue(f.what, f.v); err != nil {
+			return err
+		}
+	}
+	for _, n := range []int{a.Nodes, a.NTasks, a.NTasksPerNode, a.CPUsPerTask, a.GPUsPerNode} {
+		if n < 0 {
+			return fmt.Errorf("negative count %d in the allocation", n)
+		}
+	}
+	for _, opt := range a.Extra {
+		if err := checkSbatchValue("sbatch option", opt); err != nil {
+			return err
+		}
+		if !sbatchOption.MatchString(opt) {
+			return fmt.Errorf("sbatch option %q: want --name or --name=value", opt)
+		}
+	}
+	return nil
+}
+
+func (e EnvVar) validate() error {
+	if !envName.MatchString(e.Name) {
+		return fmt.Errorf("environment variable name %q: want letters, digits and '_', not starting with a digit", e.Name)
+	}
+	return checkValue("environment variable "+e.Name, e.Value)
+}
+
+func (s *Step) validate() error {
+	if err := checkDir("step directory", s.Dir); err != nil {
+		return err
+	}
+	if err := checkValue("step name", s.Name); err != nil {
+		return err
+	}
+	if s.MPI != "" && !mpiPlugin.MatchString(s.MPI) {
+		return fmt.Errorf("mpi plugin %q: want a plugin name like pmix", s.MPI)
+	}
+	if len(s.Command) == 0 {
+		return errors.New("no command")
+	}
+	for _, w := range s.Command {
+		if err := checkValue("command word", w); err != nil {
+			return err
+		}
+	}
+	if s.Container != nil {
+		return s.Container.validate()
+	}
+	return nil
+}
+
+func (c *Container) validate() error {
+	if c.Image == "" {
+		return errors.New("container without an image")
+	}
+	if !containerName.MatchString(c.Name) {
+		return fmt.Errorf("container name %q: want letters, digits, '_', '.' and '-'", c.Name)
+	}
+	for _, v := range append([]string{c.Image, c.Workdir}, c.Mounts...) {
+		if err := checkValue("container value", v); err != nil {
+			return err
+		}
+	}
+	for _, m := range c.Mounts {
+		if strings.Contains(m, ",") {
+			return fmt.Errorf("container mount %q: holds a comma, which separates mounts", m)
+		}
+	}
+	for _, name := range c.Env {
+		if !envName.MatchString(name) {
+			return fmt.Errorf("container environment variable name %q: want letters, digits and '_'", name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package slurm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Exit is what an exit marker says: how the job script, or one of its
+// steps, ended.
+type Exit struct {
+	Code   int       // the exit status: srun's for a step, the script's for the job
+	Signal string    // the signal the script was stopped by (TERM, INT, HUP); "" when it ended by itself
+	End    time.Time // when
+}
+
+// StepMarkers are the markers of one step directory.
+type StepMarkers struct {
+	Start time.Time // zero before the step starts
+	Exit  *Exit     // nil before the step ends
+}
+
+// ReadStepMarkers reads the markers the job script wrote in a step's
+// directory. Missing markers are not an error: the step has not started,
+// or not ended.
+func ReadStepMarkers(dir string) (StepMarkers, error) {
+	var m StepMarkers
+	start, err := readMarker(filepath.Join(dir, StepStartMarker))
+	if err != nil {
+		return m, err
+	}
+	m.Start = parseUnix(start["start"])
+	m.Exit, err = readExit(filepath.Join(dir, StepExitMarker))
+	return m, err
+}
+
+// jobMarkers are the markers of one job directory.
+type jobMarkers struct {
+	start    time.Time
+	nodeList string
+	exit     *Exit
+}
+
+func readJobMarkers(dir string) (jobMarkers, error) {
+	var m jobMarkers
+	start, err := readMarker(filepath.Join(dir, JobStartMarker))
+	if err != nil {
+		return m, err
+	}
+	m.start, m.nodeList = parseUnix(start["start"]), start["nodes"]
+	m.exit, err = readExit(filepath.Join(dir, JobExitMarker))
+	return m, err
+}
+
+// markerState derives a job's state from its markers once Slurm no longer
+// knows it. A script stopped by a signal was cancelled, or timed out when
+// it ran for its whole time limit; without an exit marker, it was killed
+// outright or never started, and is Lost.
+func markerState(id ID, dir string, limit time.Duration) (*JobState, error) {
+	m, err := readJobMarkers(dir)
+	if err != nil {
+		return nil, err
+	}
+	j := &JobState{ID: id, NodeList: m.nodeList, Start: m.start, TimeLimit: limit, Source: "marker"}
+	switch e := m.exit; {
+	case e == nil && m.start.IsZero():
+		j.State, j.Reason = Lost, "never started, and Slurm has forgotten it"
+	case e == nil:
+		j.State, j.Reason = Lost, "left no exit marker: killed, or its node failed"
+	case e.Signal == "" && e.Code == 0:
+		j.State, j.End, j.ExitCode = Completed, e.End, "0:0"
+	case e.Signal == "":
+		j.State, j.End, j.Reason = Failed, e.End, "NonZeroExitCode"
+		j.ExitCode = strconv.Itoa(e.Code) + ":0"
+	case limit > 0 && !m.start.IsZero() && e.End.Sub(m.start) >= limit-time.Second:
+		j.State, j.End, j.Reason = Timeout, e.End, "signal "+e.Signal+" at the time limit"
+	default:
+		j.State, j.End, j.Reason = Cancelled, e.End, "signal "+e.Signal
+	}
+	return j, nil
+}
+
+// readExit reads an exit marker, or returns nil when there is none.
+func readExit(path string) (*Exit, error) {
+	kv, err := readMarker(path)
+	if err != nil || kv == nil {
+		return nil, err
+	}
+	code, err := strconv.Atoi(kv["rc"])
+	if err != nil {
+		return nil, fmt.Errorf("marker %s: rc %q: %w", path, kv["rc"], err)
+	}
+	e := &Exit{Code: code, Signal: kv["signal"], End: parseUnix(kv["end"])}
+	if e.Signal == "-" {
+		e.Signal = ""
+	}
+	return e, nil
+}
+
+// readMarker reads the key=value pairs of a marker file; nil when the file
+// does not exist.
+func readMarker(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("marker %s: %w", path, err)
+	}
+	kv := map[string]string{}
+	for _, field := range strings.Fields(string(data)) {
+		if k, v, ok := strings.Cut(field, "="); ok {
+			kv[k] = v
+		}
+	}
+	return kv, nil
+}

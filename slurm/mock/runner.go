@@ -1,0 +1,23 @@
+// Package mock holds fakes of the slurm package's interfaces for tests.
+package mock
+
+import (
+	"context"
+
+	"efaxx/slurm"
+)
+
+// Runner is a slurm.Runner whose behaviour is RunFunc. Calls records every
+// command it was asked to run, as name followed by the arguments.
+type Runner struct {
+	RunFunc func(ctx context.Context, name string, args ...string) ([]byte, error)
+	Calls   [][]string
+}
+
+var _ slurm.Runner = (*Runner)(nil)
+
+// Run records the call and returns what RunFunc returns.
+func (r *Runner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	r.Calls = append(r.Calls, append([]string{name}, args...))
+	return r.RunFunc(ctx, name, args...)
+}

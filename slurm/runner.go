@@ -1,0 +1,77 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Runner runs one command (sbatch, sacct, ...) and returns its standard
+// output. A command that exits non-zero gives a *CommandError.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) ([]byte, error)
+}
+
+// CommandError is a command that ran and exited non-zero, with what it
+// said on standard error: Slurm's own message.
+type CommandError struct {
+	Name   string
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+// Error returns "sbatch: exit status 1: sbatch: error: ...".
+func (e *CommandError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		return fmt.Sprintf("%s: exit status %d", e.Name, e.Code)
+	}
+	return fmt.Sprintf("%s: exit status %d: %s", e.Name, e.Code, strings.Join(strings.Fields(msg), " "))
+}
+
+// ExecRunner runs commands as processes. Times come out as Unix seconds
+// (SLURM_TIME_FORMAT=%s), and every command is bounded by Timeout so that a
+// slurmctld that does not answer cannot hang efaxx.
+type ExecRunner struct {
+	Timeout time.Duration // per command; 0 means one minute
+}
+
+var _ Runner = (*ExecRunner)(nil)
+
+// Run runs name with args and returns its standard output.
+func (r *ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	timeout := r.Timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), "SLURM_TIME_FORMAT=%s")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return stdout.Bytes(), nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: no answer within %s: %w", name, timeout, ctx.Err())
+	case errors.As(err, &exit):
+		return stdout.Bytes(), &CommandError{Name: name, Args: args, Code: exit.ExitCode(), Stderr: stderr.String()}
+	}
+	return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+// invalidJobID reports whether err is Slurm saying it knows none of the
+// job ids it was asked about.
+func invalidJobID(err error) bool {
+	var ce *CommandError
+	return errors.As(err, &ce) && strings.Contains(ce.Stderr, "Invalid job id")
+}
