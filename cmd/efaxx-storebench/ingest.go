@@ -99,34 +99,43 @@ func sampleRows(path string) ([][]any, error) {
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT run_id, size, rank, peer, role, bytes_sent, bytes_recv, iterations,
-		elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns FROM samples`)
+	rows, err := db.Query(`SELECT ` + rawColumns + ` FROM samples`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out [][]any
 	for rows.Next() {
-		var nums [12]int64
-		var role string
-		if err := rows.Scan(&nums[0], &nums[1], &nums[2], &nums[3], &role, &nums[4], &nums[5], &nums[6],
-			&nums[7], &nums[8], &nums[9], &nums[10], &nums[11]); err != nil {
+		var n [14]int64
+		var variant, role, peers, strategy, rails, railBytes string
+		if err := rows.Scan(&n[0], &n[1], &n[2], &n[3], &variant, &role, &n[4], &n[5], &n[6], &n[7], &n[8],
+			&n[9], &n[10], &n[11], &peers, &strategy, &rails, &railBytes, &n[12], &n[13]); err != nil {
 			return nil, err
 		}
-		out = append(out, []any{nums[0], nums[1], nums[2], nums[3], role, nums[4], nums[5],
-			nums[6], nums[7], nums[8], nums[9], nums[10], nums[11]})
+		out = append(out, []any{n[0], n[1], n[2], n[3], variant, role, n[4], n[5], n[6], n[7], n[8],
+			n[9], n[10], n[11], peers, strategy, rails, railBytes, n[12], n[13]})
 	}
 	return out, rows.Err()
 }
 
-// rawSchema is the samples table of migration 0001 as it stands, alone.
+// rawColumns are the columns of the samples table, in rawSchema's order.
+const rawColumns = `run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv, iterations,
+	elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns, peers, strategy, rails, rail_bytes,
+	link_bps, requeued`
+
+// rawSchema is the samples table as the migrations leave it (0001, then
+// 0020's variant in the key and 0021's multi-rail columns), alone.
 const rawSchema = `CREATE TABLE samples (
 	run_id INTEGER NOT NULL, size INTEGER NOT NULL CHECK (size >= 0), rank INTEGER NOT NULL,
-	peer INTEGER NOT NULL, role TEXT NOT NULL, bytes_sent INTEGER NOT NULL,
-	bytes_recv INTEGER NOT NULL, iterations INTEGER NOT NULL,
+	peer INTEGER NOT NULL, variant TEXT NOT NULL DEFAULT '', role TEXT NOT NULL,
+	bytes_sent INTEGER NOT NULL, bytes_recv INTEGER NOT NULL, iterations INTEGER NOT NULL,
 	elapsed_ns INTEGER NOT NULL CHECK (elapsed_ns > 0), lat_min_ns INTEGER NOT NULL,
 	lat_p50_ns INTEGER NOT NULL, lat_p99_ns INTEGER NOT NULL, lat_max_ns INTEGER NOT NULL,
-	PRIMARY KEY (run_id, size, rank, peer)) WITHOUT ROWID`
+	peers TEXT NOT NULL DEFAULT '', strategy TEXT NOT NULL DEFAULT '',
+	rails TEXT NOT NULL DEFAULT '[]', rail_bytes TEXT NOT NULL DEFAULT '[]',
+	link_bps INTEGER NOT NULL DEFAULT 0 CHECK (link_bps >= 0),
+	requeued INTEGER NOT NULL DEFAULT 0 CHECK (requeued >= 0),
+	PRIMARY KEY (run_id, size, rank, peer, variant)) WITHOUT ROWID`
 
 // rawInsert inserts rows into an empty samples table of a new database at
 // path, with the pragmas the store uses, through one prepared statement
@@ -147,7 +156,7 @@ func rawInsert(path string, rows [][]any) (time.Duration, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	stmt, err := tx.Prepare(`INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.Prepare(`INSERT INTO samples (` + rawColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}

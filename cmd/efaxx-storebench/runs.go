@@ -110,7 +110,9 @@ func historyRuns(ctx context.Context, tx *sql.Tx, runs int) error {
 		`INSERT INTO run_hosts (host, run_id) VALUES (?, ?)`,
 		`INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)`,
 		`INSERT INTO ranks (run_id, rank, host, local_rank, pid, status) VALUES (?, ?, ?, 0, 1, 'ok')`,
-		`INSERT INTO samples VALUES (?, ?, ?, ?, 'target', ?, 0, 100, ?, 9000, 10000, 11000, 12000)`)
+		`INSERT INTO samples (run_id, size, rank, peer, role, bytes_sent, bytes_recv, iterations, elapsed_ns,
+			lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns)
+		 VALUES (?, ?, ?, ?, 'target', ?, 0, 100, ?, 9000, 10000, 11000, 12000)`)
 	if err != nil {
 		return err
 	}
