@@ -16,6 +16,16 @@ type Spread struct {
 	Sizes  []SizeSpread `json:"sizes"`
 	Ranks  []SlowRank   `json:"slowest_ranks"` // slowest first
 	Hosts  []SlowHost   `json:"slowest_hosts"` // slowest first
+	Rails  []SlowRails  `json:"slowest_rails"` // slowest first; empty unless the samples used more than one set of rails
+}
+
+// SlowRails is one set of rails, as samples list them (rails.[0] for a
+// sample on rail 0 alone), and how the samples on it compare with the run's.
+type SlowRails struct {
+	Rails   string  `json:"rails"` // the samples' rails column, "[0]" or "[0,1,2,3]"
+	Samples int     `json:"samples"`
+	Typical float64 `json:"typical_speed"`
+	Worst   float64 `json:"worst_speed"`
 }
 
 // SizeSpread is the spread of one message size.
@@ -61,11 +71,11 @@ func spreadSQL(m Metric) []string {
 		`DROP TABLE IF EXISTS temp.spread`,
 		`DROP TABLE IF EXISTS temp.spread_med`,
 		`CREATE TEMP TABLE spread_v AS
-			SELECT s.size, s.rank, ` + m.sql + ` AS x
+			SELECT s.size, s.rank, s.rails, ` + m.sql + ` AS x
 			FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1`,
 		`CREATE TEMP TABLE spread_med AS SELECT size, median(x) AS m FROM temp.spread_v GROUP BY size`,
 		`CREATE TEMP TABLE spread AS
-			SELECT v.size, v.rank, v.x, CASE WHEN med.m > 0 AND v.x > 0 THEN ` + speed + ` END AS speed
+			SELECT v.size, v.rank, v.rails, v.x, CASE WHEN med.m > 0 AND v.x > 0 THEN ` + speed + ` END AS speed
 			FROM temp.spread_v v JOIN temp.spread_med med USING (size)`,
 		`DROP TABLE temp.spread_v`,
 	}
@@ -106,8 +116,36 @@ func rankSpread(ctx context.Context, conn *sql.Conn, id int64, m Metric, n int) 
 	if sp.Ranks, err = slowRanks(ctx, conn, id, n); err != nil {
 		return nil, err
 	}
-	sp.Hosts, err = slowHosts(ctx, conn, id, n)
+	if sp.Hosts, err = slowHosts(ctx, conn, id, n); err != nil {
+		return nil, err
+	}
+	sp.Rails, err = slowRails(ctx, conn, n)
 	return sp, err
+}
+
+// slowRails returns the n sets of rails of lowest typical speed, or none
+// when every sample used the same rails: a rail that lags shows when
+// samples ran on single rails (single or round-robin strategies, or runs
+// of one rail each).
+func slowRails(ctx context.Context, conn *sql.Conn, n int) ([]SlowRails, error) {
+	rows, err := conn.QueryContext(ctx, `
+		SELECT rails, COUNT(*), median(speed) AS typical, MIN(speed)
+		FROM temp.spread WHERE speed IS NOT NULL
+		GROUP BY rails HAVING (SELECT COUNT(DISTINCT rails) FROM temp.spread) > 1
+		ORDER BY typical, rails LIMIT ?`, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SlowRails
+	for rows.Next() {
+		var r SlowRails
+		if err := rows.Scan(&r.Rails, &r.Samples, &r.Typical, &r.Worst); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // sizeSpreads returns the spread per size. SQLite returns the bare column

@@ -59,3 +59,22 @@ func TestRankSpread(t *testing.T) {
 		t.Error("RankSpread(99) succeeded, want ErrRunNotFound")
 	}
 }
+
+// TestRankSpread_Rails names the slow rail when samples ran on single
+// rails, and names none when every sample used the same rails.
+func TestRankSpread_Rails(t *testing.T) {
+	db := MustOpenDB(t)
+	railed := ingestSynth(t, db, &synth.Run{UID: "railed", Ranks: 16, Sizes: []uint64{4096, 1 << 20}, Noise: 0.005,
+		Rails: 4, SlowRail: 1.25})
+	plain := ingestSynth(t, db, &synth.Run{UID: "plain", Ranks: 16, Sizes: []uint64{4096}})
+	sp, err := db.RankSpread(t.Context(), railed, mustMetric(t, "gbps"), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Rails) != 4 || sp.Rails[0].Rails != "[0]" || sp.Rails[0].Samples != 8 || math.Abs(sp.Rails[0].Typical-0.8) > 0.02 {
+		t.Errorf("rails = %+v, want rail 0 first, 8 samples at speed 0.8, then the other 3", sp.Rails)
+	}
+	if sp, err := db.RankSpread(t.Context(), plain, mustMetric(t, "gbps"), 5); err != nil || len(sp.Rails) != 0 {
+		t.Errorf("rails of a run without them = %+v, %v; want none", sp.Rails, err)
+	}
+}

@@ -15,8 +15,8 @@ type showRanksRecord struct {
 }
 
 // runShowRanks prints the spread of run id across its ranks: per size,
-// then the slowest ranks and hosts, as three tables (table and csv) or one
-// JSON object.
+// then the slowest ranks, hosts and (when the samples used several) rails,
+// as tables (table and csv) or one JSON object.
 func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id int64, m results.Metric, top int) error {
 	if err := checkFormat(format); err != nil {
 		return err
@@ -73,7 +73,15 @@ func spreadTables(sp *results.Spread) []*table {
 	for _, h := range sp.Hosts {
 		hosts.add(h.Host, fmt.Sprint(h.Ranks), fmt.Sprintf("%.2f", h.Typical), fmt.Sprintf("%.2f", h.Worst))
 	}
-	return []*table{sizes, ranks, hosts}
+	out := []*table{sizes, ranks, hosts}
+	if len(sp.Rails) > 0 {
+		rails := &table{header: []string{"SLOWEST RAILS", "SAMPLES", "TYPICAL SPEED", "WORST SPEED"}}
+		for _, r := range sp.Rails {
+			rails.add(r.Rails, fmt.Sprint(r.Samples), fmt.Sprintf("%.2f", r.Typical), fmt.Sprintf("%.2f", r.Worst))
+		}
+		out = append(out, rails)
+	}
+	return out
 }
 
 // ratio formats a/b, or "-" when b is 0.

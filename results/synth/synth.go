@@ -45,6 +45,12 @@ type Run struct {
 	// Spec, when set, is written as sweep.toml beside the run directory
 	// and named by the manifest, as a session holds its sweep's text.
 	Spec string
+
+	// Rails, when more than 0, puts rank r's samples on rail r mod Rails
+	// alone, as a single-rail strategy per rank would; SlowRail, when
+	// set, is the factor on the time of the samples of rail 0.
+	Rails    int
+	SlowRail float64
 }
 
 // Write writes the run into dir, creating it, and returns the directory.
@@ -172,8 +178,15 @@ func (r *Run) sample(rank int, size uint64, rng *rand.Rand) record.Sample {
 	if f, ok := r.Slow[rank]; ok && (r.SlowSizes == nil || r.SlowSizes[size]) {
 		factor *= f
 	}
+	var rails []int
+	if r.Rails > 0 {
+		rails = []int{rank % r.Rails}
+		if rails[0] == 0 && r.SlowRail > 0 {
+			factor *= r.SlowRail
+		}
+	}
 	iter *= factor
-	s := record.Sample{
+	s := record.Sample{Rails: rails,
 		Type: record.TypeSample, Rank: rank, Peer: (rank + 1) % r.Ranks, Role: "target",
 		Size: size, BytesRecv: size, Iterations: r.Iters,
 		ElapsedNs: uint64(math.Round(iter * float64(r.Iters))),
