@@ -6,6 +6,10 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 DB       ?= efaxx.db
+
+# SQLite's median() and percentile() (go-sqlite3 compiles them in under
+# this tag); results.Open refuses a binary built without them.
+export GOFLAGS := $(GOFLAGS) -tags=sqlite_percentile
 OUT      ?= out
 
 # Debian packages the build, the tests and the demo need. The Slurm tests
@@ -43,10 +47,13 @@ test: build
 	$(GO) test -count=1 -timeout 20m ./...
 
 # bench measures efaxx-runner beside its references (memcpy, a TCP socket
-# stream, fabric ping-pong), side by side in one run: docs/performance.md.
+# stream, fabric ping-pong), side by side in one run, and the result
+# store (ingest beside a raw insert loop, efaxx show/runs/compare timed as
+# processes, bytes per sample row): docs/performance.md.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 	$(GO) run ./bench -runner bin/efaxx-runner
+	$(GO) run ./cmd/efaxx-storebench -efaxx bin/efaxx
 
 demo: build
 	bin/efaxx --db $(DB) run

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -281,5 +282,30 @@ func TestPointsTooMany(t *testing.T) {
 	_, err := harness.Parse("big.toml", []byte(text))
 	if got, want := errText(err), "big.toml: sweep expands to more than 10000 points"; got != want {
 		t.Errorf("Parse() error = %q, want %q", got, want)
+	}
+}
+
+func TestParamValue(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       any
+		wantErr    error
+	}{
+		{"chunk", "1MiB", uint64(1 << 20), nil},
+		{"chunk", "1048576", uint64(1 << 20), nil},
+		{"ranks", "8", 8, nil},
+		{"timeout", "1m", "60s", nil},
+		{"provider", "shm", "shm", nil},
+		{"provider", "verbs", nil, harness.ErrValue},
+		{"ranks", "two", nil, harness.ErrType},
+		{"op", "all_reduce", "all_reduce", nil},
+		{"ngpus", "8", int64(8), nil},
+		{"busbw_factor", "1.5", 1.5, nil},
+	}
+	for _, tt := range tests {
+		got, err := harness.ParamValue(tt.name, tt.text)
+		if !errors.Is(err, tt.wantErr) || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParamValue(%q, %q) = %#v, %v; want %#v, %v", tt.name, tt.text, got, err, tt.want, tt.wantErr)
+		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // FuzzParseSweep checks that Parse never panics, that it answers the same
 // bytes the same way, and that every sweep it accepts expands to at least
-// one well-formed point. Seeds: testdata/expand/*.toml and
+// one well-formed point and has well-formed expectations. Seeds: testdata/expand/*.toml and
 // testdata/fuzz/FuzzParseSweep.
 func FuzzParseSweep(f *testing.F) {
 	inputs, err := filepath.Glob("testdata/expand/*.toml")
@@ -47,7 +47,17 @@ func FuzzParseSweep(f *testing.F) {
 		for i, p := range points {
 			checkPoint(t, i, p)
 		}
+		for i, e := range s.Expects {
+			checkExpect(t, i, e)
+		}
 	})
+}
+
+// checkExpect checks what efaxx check relies on in an expectation.
+func checkExpect(t *testing.T, i int, e harness.Expect) {
+	if e.Line <= 0 || e.File != "f.toml" || e.Metric.Name == "" || e.Stat == "" || !(e.Lo <= e.Hi) || e.Bound == "" {
+		t.Fatalf("malformed expect %d: %+v", i, e)
+	}
 }
 
 // checkErrors checks that a rejection is a non-empty ErrorList of errors

@@ -25,6 +25,9 @@ type Local struct {
 	Progress io.Writer // progress lines; nil for none
 	CPUs     int       // cores available to ranks; 0 means runtime.NumCPU()
 	Now      func() time.Time
+
+	// Tags label every run of the sweep (efaxx run --tag); nil for none.
+	Tags map[string]string
 }
 
 // LocalRun is one point's run as it was launched and stored.
@@ -73,6 +76,7 @@ func (l *Local) runPoint(ctx context.Context, db *results.DB, ss *Session, p Poi
 		return LocalRun{}, fmt.Errorf("create run directory: %w", err)
 	}
 	m := ss.Manifest(p, "local")
+	m.Tags = l.Tags
 	m.Command = append([]string{l.mpirun()}, l.mpirunArgs(p, dir)...)
 	m.StartNs = l.now().UnixNano()
 	if err := WriteManifest(dir, m); err != nil {

@@ -33,6 +33,7 @@ type Sweep struct {
 	Benchmarks  []string // the benchmark key, as a list
 	Text        []byte   // the file's bytes, as read
 	Hash        string   // hex SHA-256 of Text, as sha256sum prints it
+	Expects     []Expect // the [[expect]] tables, in file order; nil when there are none
 
 	// values holds the resolved values of each param of axes(), in the
 	// same order; a param that is not a list has one value.
@@ -98,6 +99,7 @@ type decoder struct {
 	desc    string
 	values  map[*param][]any // values of the params the file sets
 	entries map[*param]entry // where the file sets them
+	expects []Expect
 	errs    ErrorList
 }
 
@@ -116,6 +118,7 @@ var topKeys = []struct {
 	{"description", false, (*decoder).decodeDescription},
 	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
 	{"params", false, (*decoder).decodeParams},
+	{"expect", false, (*decoder).decodeExpects},
 }
 
 // top decodes the top-level table and reports missing required keys.
@@ -203,7 +206,7 @@ func (d *decoder) resolve(s *Sweep) {
 	if _, ok := d.values[benchmarkParam]; !ok {
 		return // missing or wrong: nothing to check the params against
 	}
-	s.Name, s.Description = d.name, d.desc
+	s.Name, s.Description, s.Expects = d.name, d.desc, d.expects
 	for _, p := range axes() {
 		vals, ok := d.values[p]
 		if !ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -76,29 +75,11 @@ func curveLabels(runs []*Run) []string {
 // differingParams returns, sorted, the parameter names whose values are
 // not the same in every run, a name missing from some run included.
 func differingParams(runs []*Run) []string {
-	values := map[string]map[string]bool{}
-	for _, r := range runs {
-		for k, v := range r.Params {
-			if values[k] == nil {
-				values[k] = map[string]bool{}
-			}
-			values[k][paramText(v)] = true
-		}
+	maps := make([]map[string]any, len(runs))
+	for i, r := range runs {
+		maps[i] = r.Params
 	}
-	var keys []string
-	for k, vs := range values {
-		missing := false
-		for _, r := range runs {
-			if _, ok := r.Params[k]; !ok {
-				missing = true
-			}
-		}
-		if len(vs) > 1 || missing {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
+	return differing(maps)
 }
 
 // paramText formats a parameter value for a label: strings bare, anything

@@ -11,8 +11,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -21,6 +23,11 @@ import (
 // ErrRunNotFound is returned, wrapped with the id, when a run id is not in
 // the store.
 var ErrRunNotFound = errors.New("results: run not found")
+
+// ErrNoPercentile is returned by Open when the binary's SQLite lacks the
+// percentile functions (median, percentile) that every aggregate uses.
+var ErrNoPercentile = errors.New("results: SQLite was built without median() and percentile(): " +
+	"build efaxx with -tags sqlite_percentile (make build does)")
 
 // busyTimeout is how long a connection waits for another writer's lock
 // before it gives up with "database is locked".
@@ -41,6 +48,11 @@ type DB struct {
 // Open opens the store at path, creating the file if it is missing, and
 // applies any migrations it lacks.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return openAt(ctx, path, math.MaxInt)
+}
+
+// openAt is Open, migrating no further than version last.
+func openAt(ctx context.Context, path string, last int) (*DB, error) {
 	dsn, err := dataSource(path)
 	if err != nil {
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
@@ -50,12 +62,30 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
 	db := &DB{db: sqldb, Path: path, Now: time.Now}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.setUp(ctx, last); err != nil {
 		// Ensure the pool is closed if the schema cannot be brought up.
 		sqldb.Close()
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
 	return db, nil
+}
+
+// setUp checks the SQLite build and migrates the store no further than
+// version last. Two processes creating one new store at once can find it
+// locked without the busy timeout helping, while the other one switches
+// the new file to WAL: setUp then tries again, for up to lockWait.
+func (db *DB) setUp(ctx context.Context, last int) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := db.checkPercentile(ctx)
+		if err == nil {
+			err = db.migrateTo(ctx, last)
+		}
+		if err == nil || !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Close closes the store.
@@ -64,6 +94,19 @@ func (db *DB) Close() error {
 		return fmt.Errorf("close results db %q: %w", db.Path, err)
 	}
 	return nil
+}
+
+// checkPercentile fails with ErrNoPercentile when median() is missing.
+// go-sqlite3 compiles SQLite's percentile extension in only under the
+// sqlite_percentile build tag; without it every query that aggregates
+// would fail later, and less clearly.
+func (db *DB) checkPercentile(ctx context.Context) error {
+	var v float64
+	err := db.db.QueryRowContext(ctx, `SELECT median(1)`).Scan(&v)
+	if err != nil && strings.Contains(err.Error(), "no such function") {
+		return ErrNoPercentile
+	}
+	return err
 }
 
 // dataSource returns the go-sqlite3 DSN for path. The pragmas travel in the

@@ -142,8 +142,9 @@ func mustIngest(tb testing.TB, db *results.DB, path string) *results.IngestRepor
 	return rep
 }
 
-// tableCounts counts the rows of every data table; the migrations table
-// depends on the schema version, not on what was ingested, and is left out.
+// tableCounts returns the number of rows of every table in the store that
+// has any, the migrations table aside: the counts tests compare do not
+// change when the schema gains a table.
 func tableCounts(tb testing.TB, db *results.DB) map[string]int {
 	tb.Helper()
 	ctx := tb.Context()
@@ -170,7 +171,9 @@ func tableCounts(tb testing.TB, db *results.DB) map[string]int {
 		if err := sqldb.QueryRowContext(ctx, `SELECT COUNT(*) FROM "`+table+`"`).Scan(&n); err != nil {
 			tb.Fatal(err)
 		}
-		counts[table] = n
+		if n > 0 && table != "migrations" {
+			counts[table] = n
+		}
 	}
 	return counts
 }

@@ -116,13 +116,20 @@ func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) erro
 		rep.Problems = append(rep.Problems, Problem{File: filepath.Join(dir, record.ManifestName), Msg: err.Error()})
 		return nil
 	}
-	tx, err := db.db.BeginTx(ctx, nil)
+	// One connection for the transaction, so that the sample writer can
+	// reach the driver's own connection under it (see withSampleWriter).
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := beginWrite(ctx, conn)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 
-	run, problems, err := db.ingestRun(ctx, tx, dir, m)
+	run, problems, err := db.ingestRun(ctx, conn, tx, dir, m)
 	if err != nil {
 		return err
 	}
@@ -134,8 +141,9 @@ func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) erro
 	return nil
 }
 
-// ingestRun writes the run of manifest m, found in dir, within tx.
-func (db *DB) ingestRun(ctx context.Context, tx *sql.Tx, dir string, m *record.Manifest) (IngestedRun, []Problem, error) {
+// ingestRun writes the run of manifest m, found in dir, within tx, which
+// is open on conn.
+func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir string, m *record.Manifest) (IngestedRun, []Problem, error) {
 	now := db.Now().UnixNano()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -162,7 +170,7 @@ func (db *DB) ingestRun(ctx context.Context, tx *sql.Tx, dir string, m *record.M
 		}
 	}
 
-	files, problems, err := readRanks(ctx, tx, out.ID, dir, m)
+	files, problems, err := readRanks(ctx, conn, out.ID, dir, m)
 	if err != nil {
 		return out, nil, err
 	}
@@ -176,6 +184,15 @@ func (db *DB) ingestRun(ctx context.Context, tx *sql.Tx, dir string, m *record.M
 	}
 	if err := updateRun(ctx, tx, out, abs, m, files, job, now); err != nil {
 		return out, nil, err
+	}
+	if err := replaceRunHosts(ctx, tx, out.ID, runHosts(files)); err != nil {
+		return out, nil, err
+	}
+	if out.New {
+		// Later ingests leave the tags to the user (efaxx tag).
+		if err := addTags(ctx, tx, out.ID, m.Tags); err != nil {
+			return out, nil, err
+		}
 	}
 	return out, problems, upsertRanks(ctx, tx, out.ID, files, isRunning(m))
 }

@@ -1,5 +1,11 @@
 package results
 
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
 // The derived numbers of the store are defined here, once, as SQL that the
 // queries splice in; docs/metrics.md documents them for users. Queries never
 // spell a formula themselves.
@@ -23,11 +29,68 @@ const roundTripSQL = `r.benchmark IN ('sendrecv')`
 // latency that OSU and fabtests report.
 const sampleLatencyNsSQL = `CASE WHEN ` + roundTripSQL + ` THEN s.lat_p50_ns / 2.0 ELSE s.lat_p50_ns * 1.0 END`
 
-// medianSQL is the median of value over a group of n rows, given each
-// row's 1-based position i in value order: the middle value, or the mean
-// of the two middle values when n is even.
-func medianSQL(value, i, n string) string {
-	return `AVG(` + value + `) FILTER (WHERE ` + i + ` IN ((` + n + ` + 1) / 2, (` + n + ` + 2) / 2))`
+// ErrUnknownMetric is returned, wrapped with the name, for a metric name
+// that is not defined here.
+var ErrUnknownMetric = errors.New("unknown metric")
+
+// Metric is a number derived from each sample row. Queries aggregate it
+// over ranks and runs; compare and check judge it. A metric may be NULL
+// for some samples (pct_link without a known link, algbw outside all2all):
+// those samples are left out of its aggregates.
+type Metric struct {
+	Name  string `json:"name"`  // what users type: "gbps"
+	Unit  string `json:"unit"`  // for headers: "Gbps"
+	Doc   string `json:"doc"`   // one line, for help and docs/metrics.md
+	Lower bool   `json:"lower"` // lower is better (a time); false: higher is better (a rate)
+
+	sql string // the value of a samples row s of a runs row r
+}
+
+// metrics are every metric, in the order help lists them.
+var metrics = []Metric{
+	{Name: "gbps", Unit: "Gbps", sql: sampleGbpsSQL,
+		Doc: "payload bytes the rank sent and received, per second of timed loop, in 1e9 bit/s"},
+	{Name: "lat_us", Unit: "us", Lower: true, sql: `(` + sampleLatencyNsSQL + `) / 1e3`,
+		Doc: "median iteration time in microseconds, halved for ping-pong benchmarks (one-way)"},
+	{Name: "lat_p99_us", Unit: "us", Lower: true,
+		sql: `CASE WHEN ` + roundTripSQL + ` THEN s.lat_p99_ns / 2e3 ELSE s.lat_p99_ns / 1e3 END`,
+		Doc: "99th percentile iteration time in microseconds, halved for ping-pong benchmarks"},
+	{Name: "iter_us", Unit: "us", Lower: true, sql: `s.elapsed_ns / 1e3 / s.iterations`,
+		Doc: "mean iteration time in microseconds, elapsed over iterations, a round trip for ping-pong (Libefaxx's Lat(us))"},
+	{Name: "libefaxx_gbps", Unit: "Gbps", sql: libefaxxGbpsSQL,
+		Doc: "the bandwidth as Libefaxx counts it: one buffer per round trip for sendrecv (half of gbps), the buffers written per iteration for write, one peer's buffer for all2all"},
+	{Name: "dir_gbps", Unit: "Gbps", sql: directionGbpsSQL,
+		Doc: "the busier direction of a sample, in 1e9 bit/s: what one way of a full-duplex link carried"},
+	{Name: "pct_link", Unit: "%", sql: percentLinkSQL,
+		Doc: "dir_gbps as a percent of the capacity of the NICs behind the sample's rails; none where that is unknown"},
+	{Name: "algbw", Unit: "GB/s", sql: algbwSQL,
+		Doc: "all2all only: nccl-tests' algbw, the whole per-rank buffer (ranks x size) per iteration time, in 1e9 bytes/s"},
+	{Name: "busbw", Unit: "GB/s", sql: busbwSQL,
+		Doc: "all2all only: nccl-tests' busbw, algbw x (ranks-1)/ranks, the bytes that crossed the network"},
+}
+
+// Metrics returns every metric the store defines.
+func Metrics() []Metric { return append([]Metric(nil), metrics...) }
+
+// LookupMetric returns the metric called name, or an error wrapping
+// ErrUnknownMetric that lists the known ones.
+func LookupMetric(name string) (Metric, error) {
+	names := make([]string, len(metrics))
+	for i, m := range metrics {
+		if m.Name == name {
+			return m, nil
+		}
+		names[i] = m.Name
+	}
+	return Metric{}, fmt.Errorf("metric %q: %w; known: %s", name, ErrUnknownMetric, strings.Join(names, ", "))
+}
+
+// Better reports whether value a is better than b for m.
+func (m Metric) Better(a, b float64) bool {
+	if m.Lower {
+		return a < b
+	}
+	return a > b
 }
 
 // directionGbpsSQL is the busier direction of one sample in Gbps: what one

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,16 +28,70 @@ type migration struct {
 // migrate applies, in version order, each embedded migration the store
 // lacks, each in its own transaction, recording it in the migrations table.
 func (db *DB) migrate(ctx context.Context) error {
+	return db.migrateTo(ctx, math.MaxInt)
+}
+
+// migrateTo is migrate, stopping after version last. Tests use it to make
+// a store of an earlier schema, then migrate it.
+func (db *DB) migrateTo(ctx context.Context, last int) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
+	applied, err := db.appliedVersions(ctx)
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
+		if m.version > last {
+			break
+		}
+		if applied[m.version] {
+			continue // no write lock to take: readers open a store that a long ingest holds
+		}
 		if err := db.migrateOne(ctx, m); err != nil {
 			return fmt.Errorf("migrate %s: %w", m.name, err)
 		}
 	}
 	return db.checkVersion(ctx, ms[len(ms)-1].version)
+}
+
+// SchemaVersions returns the versions of the embedded migrations, in
+// order; the last is the schema Open brings a store to.
+func SchemaVersions() ([]int, error) {
+	ms, err := migrations()
+	if err != nil {
+		return nil, err
+	}
+	vs := make([]int, len(ms))
+	for i, m := range ms {
+		vs[i] = m.version
+	}
+	return vs, nil
+}
+
+// appliedVersions returns the versions the store has, read without a write
+// lock; an empty map for a new store.
+func (db *DB) appliedVersions(ctx context.Context) (map[int]bool, error) {
+	var n int
+	if err := db.db.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'`).Scan(&n); err != nil || n == 0 {
+		return map[int]bool{}, err
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT version FROM migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }
 
 // migrations returns the embedded migrations sorted by version.
@@ -70,7 +125,7 @@ func migrations() ([]migration, error) {
 // inside the transaction, which holds the write lock from BEGIN, so two
 // processes opening a new store at once apply each migration once.
 func (db *DB) migrateOne(ctx context.Context, m migration) error {
-	tx, err := db.db.BeginTx(ctx, nil)
+	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,37 +31,98 @@ type rankFile struct {
 	end      *record.End  // the end record; nil when the file was cut short
 	badLines int          // lines skipped as unreadable or invalid
 	samples  int          // sample rows this ingest added
+	problems []Problem    // the skipped lines, in line order
 }
+
+// batchRows is how many sample rows the parser hands to the writer at
+// once, from one rank file or several: a file holds a few dozen samples,
+// and handing them over one file at a time would wake the writer as often.
+const batchRows = 1024
 
 // readRanks reads the rank files of dir, the run directory of m, storing
 // their samples in run runID. It returns one rankFile per rank
 // 0..m.Ranks-1, present or not, plus one per other rank file present, in
-// rank order.
-func readRanks(ctx context.Context, tx *sql.Tx, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
+// rank order, and the problems of all of them.
+//
+// Files are read and decoded on a second goroutine while this one inserts
+// what it has decoded so far: both halves take about as long, and the
+// database is only ever touched from here, on conn, inside the
+// transaction the caller holds open on it.
+func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
 	ranks, present, err := rankSet(dir, m.Ranks)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := newSampleWriter(ctx, tx, runID)
+	files := make([]rankFile, len(ranks))
+	for i, r := range ranks {
+		files[i] = rankFile{rank: r, found: present[r]}
+	}
+	var added map[int]int
+	err = withSampleWriter(conn, runID, func(w *sampleWriter) error {
+		added, err = w.drain(ctx, func(ctx context.Context, out chan<- []sampleRow) error {
+			return parseFiles(ctx, dir, files, isRunning(m), out)
+		})
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	defer w.close()
-
-	files := make([]rankFile, 0, len(ranks))
 	var problems []Problem
-	for _, r := range ranks {
-		f := rankFile{rank: r, found: present[r]}
-		if f.found {
-			p, err := f.read(ctx, w, filepath.Join(dir, record.RankFile(r)), isRunning(m))
-			if err != nil {
-				return nil, nil, err
-			}
-			problems = append(problems, p...)
-		}
-		files = append(files, f)
+	for i := range files {
+		files[i].samples = added[files[i].rank]
+		problems = append(problems, files[i].problems...)
 	}
 	return files, problems, nil
+}
+
+// parseFiles reads each present file of files in turn, filling in what it
+// learns and sending its sample rows to out.
+func parseFiles(ctx context.Context, dir string, files []rankFile, running bool, out chan<- []sampleRow) error {
+	buf := make([]byte, 0, 64<<10) // the line buffer, shared by the files read one after another
+	b := &batcher{ctx: ctx, out: out}
+	for i := range files {
+		if !files[i].found {
+			continue
+		}
+		path := filepath.Join(dir, record.RankFile(files[i].rank))
+		if err := files[i].read(ctx, path, buf, running, b.add); err != nil {
+			return err
+		}
+	}
+	return b.flush()
+}
+
+// batcher gathers sample rows into batches of batchRows for the writer.
+type batcher struct {
+	ctx  context.Context
+	out  chan<- []sampleRow
+	rows []sampleRow
+}
+
+// add queues r, sending the batch when it is full.
+func (b *batcher) add(r sampleRow) error {
+	if b.rows == nil {
+		b.rows = make([]sampleRow, 0, batchRows)
+	}
+	b.rows = append(b.rows, r)
+	if len(b.rows) < batchRows {
+		return nil
+	}
+	return b.flush()
+}
+
+// flush sends the rows queued, if any.
+func (b *batcher) flush() error {
+	if len(b.rows) == 0 {
+		return nil
+	}
+	select {
+	case b.out <- b.rows:
+		b.rows = nil
+		return nil
+	case <-b.ctx.Done():
+		return b.ctx.Err()
+	}
 }
 
 // rankSet returns the ranks ingest reports on, 0..want-1 and any rank
@@ -100,45 +162,57 @@ func rankOfFile(name string) (int, bool) {
 	return r, ok && err == nil && record.RankFile(r) == name
 }
 
-// read streams the file at path line by line. Lines that are not usable
-// records come back as Problems; only I/O and database errors stop it.
-// While the run is running, a last line without its newline is one the
-// runner is still writing: it is left for the next ingest, not reported.
-func (f *rankFile) read(ctx context.Context, w *sampleWriter, path string, running bool) ([]Problem, error) {
+// read streams the file at path line by line, passing its sample rows to
+// add. Lines that are not usable records become problems; only I/O errors
+// and add's errors stop it. While the run is running, a last
+// line without its newline is one the runner is still writing: it is left
+// for the next ingest, not reported.
+//
+// buf is the line buffer to use; a line longer than its capacity makes
+// the scanner allocate its own.
+func (f *rankFile) read(ctx context.Context, path string, buf []byte, running bool, add func(sampleRow) error) error {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer file.Close()
+	return f.readFrom(ctx, file, path, buf, running, add)
+}
 
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+// readFrom is read of the file at path, open as r.
+func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf []byte, running bool, add func(sampleRow) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(buf[:0], maxLine)
 	var tail tailSplit
 	sc.Split(tail.split)
-	var problems []Problem
 	n := 0
 	for sc.Scan() {
 		n++
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		msg, err := f.add(ctx, w, sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		if msg != "" && !(running && tail.unterminated) {
-			f.badLines++
-			problems = append(problems, Problem{File: path, Line: n, Msg: msg})
+		row, ok, msg := f.add(sc.Bytes())
+		switch {
+		case msg != "" && !(running && tail.unterminated):
+			f.problem(path, n, msg)
+		case ok:
+			if err := add(row); err != nil {
+				return err
+			}
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		f.badLines++
-		msg := fmt.Sprintf("line longer than %d bytes; rest of the file skipped", maxLine)
-		problems = append(problems, Problem{File: path, Line: n + 1, Msg: msg})
+		f.problem(path, n+1, fmt.Sprintf("line longer than %d bytes; rest of the file skipped", maxLine))
 	} else if err != nil {
-		return nil, err
+		return err
 	}
-	return problems, nil
+	return nil
+}
+
+// problem records line n of the file at path as skipped, for msg.
+func (f *rankFile) problem(path string, n int, msg string) {
+	f.badLines++
+	f.problems = append(f.problems, Problem{File: path, Line: n, Msg: msg})
 }
 
 // tailSplit splits lines as bufio.ScanLines does and notes whether the
@@ -156,38 +230,47 @@ func (t *tailSplit) split(data []byte, atEOF bool) (int, []byte, error) {
 	return advance, token, err
 }
 
-// add takes one line of the file. It returns why the line was skipped, or
-// "" when it was used.
-func (f *rankFile) add(ctx context.Context, w *sampleWriter, line []byte) (string, error) {
+// add takes one line of the file. It returns the sample row the line
+// holds and true, if it holds one, or why the line was skipped.
+func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return "", nil
+		return sampleRow{}, false, ""
+	}
+	var s record.Sample
+	if record.DecodeSample(line, &s) {
+		return f.addSample(&s)
 	}
 	v, err := record.Decode(line)
 	if err != nil {
-		return err.Error(), nil
+		return sampleRow{}, false, err.Error()
 	}
 	if f.end != nil {
-		return "record after the end record", nil
+		return sampleRow{}, false, "record after the end record"
 	}
 	switch r := v.(type) {
 	case *record.Rank:
-		return f.addRank(r, line), nil
+		return sampleRow{}, false, f.addRank(r, line)
 	case *record.Sample:
-		if msg := f.foreign("sample", r.Rank); msg != "" {
-			return msg, nil
-		}
-		added, msg, err := w.insert(ctx, r)
-		if added {
-			f.samples++
-		}
-		return msg, err
+		return f.addSample(r)
 	case *record.End:
 		if msg := f.foreign("end", r.Rank); msg != "" {
-			return msg, nil
+			return sampleRow{}, false, msg
 		}
 		f.end = r
 	}
-	return "", nil
+	return sampleRow{}, false, ""
+}
+
+// addSample takes the sample record s.
+func (f *rankFile) addSample(s *record.Sample) (sampleRow, bool, string) {
+	if f.end != nil {
+		return sampleRow{}, false, "record after the end record"
+	}
+	if msg := f.foreign("sample", s.Rank); msg != "" {
+		return sampleRow{}, false, msg
+	}
+	row, msg := rowOf(s)
+	return row, msg == "", msg
 }
 
 // addRank takes the fingerprint record r, read from line.

@@ -12,36 +12,58 @@ import (
 
 // Run is one run, one attempt at one point, as the store holds it.
 type Run struct {
-	ID        int64          `json:"id"`                  // the number users type
-	UID       string         `json:"uid"`                 // unique across stores
-	Sweep     string         `json:"sweep"`               // the sweep's name
-	Benchmark string         `json:"benchmark"`           // "sendrecv", "write", ...
-	Point     string         `json:"point"`               // the point's content hash
-	Params    map[string]any `json:"params"`              // the point's resolved parameters, sizes excluded; JSON numbers are float64
-	Status    string         `json:"status"`              // record.StatusOK, StatusFailed, ...
-	Reason    string         `json:"reason,omitempty"`    // why the status is not ok; empty when it is
-	Provider  string         `json:"provider"`            // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
-	Ranks     int            `json:"ranks"`               // ranks launched
-	Hosts     []string       `json:"hosts"`               // distinct hosts, in rank order
-	Executor  string         `json:"executor"`            // "local" or "slurm"
-	Started   time.Time      `json:"started"`             // when the launcher started
-	Finished  time.Time      `json:"finished"`            // when the launcher exited; zero while running
-	ExitCode  *int           `json:"exit_code"`           // the launcher's exit code; nil while running
-	Dir       string         `json:"dir"`                 // the run directory, absolute, as of the latest ingest
-	Samples   int            `json:"samples"`             // sample rows stored
-	Job       string         `json:"job,omitempty"`       // the scheduler's job id, "4711"; "" for local runs
-	Step      string         `json:"step,omitempty"`      // the job step, "4711.3"; "" when none ran it
-	NodeList  string         `json:"node_list,omitempty"` // the step's nodes as Slurm writes them, "h[1-2]"
+	ID        int64             `json:"id"`                  // the number users type
+	UID       string            `json:"uid"`                 // unique across stores
+	Sweep     string            `json:"sweep"`               // the sweep's name
+	Benchmark string            `json:"benchmark"`           // "sendrecv", "write", ...
+	Point     string            `json:"point"`               // the point's content hash
+	Params    map[string]any    `json:"params"`              // the point's resolved parameters, sizes excluded; JSON numbers are float64
+	Status    string            `json:"status"`              // record.StatusOK, StatusFailed, ...
+	Reason    string            `json:"reason,omitempty"`    // why the status is not ok; empty when it is
+	Provider  string            `json:"provider"`            // as libfabric resolved it on rank 0 ("tcp;ofi_rxm"); empty without a fingerprint
+	Ranks     int               `json:"ranks"`               // ranks launched
+	Hosts     []string          `json:"hosts"`               // distinct hosts, in rank order
+	Executor  string            `json:"executor"`            // "local" or "slurm"
+	Started   time.Time         `json:"started"`             // when the launcher started
+	Finished  time.Time         `json:"finished"`            // when the launcher exited; zero while running
+	ExitCode  *int              `json:"exit_code"`           // the launcher's exit code; nil while running
+	Dir       string            `json:"dir"`                 // the run directory, absolute, as of the latest ingest
+	Samples   int               `json:"samples"`             // sample rows stored
+	Job       string            `json:"job,omitempty"`       // the scheduler's job id, "4711"; "" for local runs
+	Step      string            `json:"step,omitempty"`      // the job step, "4711.3"; "" when none ran it
+	NodeList  string            `json:"node_list,omitempty"` // the step's nodes as Slurm writes them, "h[1-2]"
+	Tags      map[string]string `json:"tags"`                // the user's labels; empty when none
 }
 
-// RunFilter selects runs. The zero value selects all of them.
+// RunFilter selects runs. The zero value selects all of them; each field
+// set narrows the selection further.
 type RunFilter struct {
-	Benchmark string    // only this benchmark; "" for any
-	Status    string    // only this status; "" for any
-	Sweep     string    // only this sweep, by name or hash; "" for any
-	Since     time.Time // only runs started at or after; zero for no bound
-	Until     time.Time // only runs started before; zero for no bound
-	Limit     int       // at most this many, the newest; 0 for no limit
+	IDs       []int64       // only these runs; nil for any
+	Benchmark string        // only this benchmark; "" for any
+	Status    string        // only this status; "" for any
+	Sweep     string        // only this sweep, by name or hash; "" for any
+	Host      string        // only runs with a rank on this host; "" for any
+	Tags      []TagFilter   // only runs with every one of these tags
+	Params    []ParamFilter // only runs whose point has every one of these parameter values
+	Since     time.Time     // only runs started at or after; zero for no bound
+	Until     time.Time     // only runs started before; zero for no bound
+	Limit     int           // at most this many, the newest; 0 for no limit
+}
+
+// TagFilter selects runs by one tag.
+type TagFilter struct {
+	Key   string
+	Value string // the value the tag must have; ignored when Any
+	Any   bool   // any value: the run only needs to have the key
+}
+
+// ParamFilter selects runs by one parameter of their point.
+type ParamFilter struct {
+	Key string
+
+	// Value is what the parameter must equal, as its JSON decodes: a
+	// string, an int64 or float64 (compared as numbers), or a bool.
+	Value any
 }
 
 // runColumns selects the fields of Run, in scanRun's order.
@@ -49,7 +71,8 @@ const runColumns = `
 	SELECT r.id, r.uid, s.name, r.benchmark, p.hash, p.params, r.status, r.reason,
 		r.provider, r.ranks, r.hosts, r.executor, r.started_ns, r.finished_ns,
 		r.exit_code, r.dir, r.samples, COALESCE(j.job_id, ''), COALESCE(r.step_id, ''),
-		COALESCE(r.node_list, '')
+		COALESCE(r.node_list, ''),
+		(SELECT json_group_object(t.key, t.value) FROM run_tags t WHERE t.run_id = r.id)
 	FROM runs r
 	JOIN points p ON p.id = r.point_id
 	JOIN sweeps s ON s.id = p.sweep_id
@@ -93,45 +116,88 @@ func (db *DB) Run(ctx context.Context, id int64) (*Run, error) {
 	return r, nil
 }
 
-// where returns the WHERE clause for f and its arguments.
+// where returns the WHERE clause for f and its arguments. Every value
+// travels as an argument; the SQL text holds only placeholders.
 func (f RunFilter) where() (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, vals ...any) {
-		conds = append(conds, cond)
-		args = append(args, vals...)
+	var w whereClause
+	if f.IDs != nil {
+		w.add(`r.id IN (SELECT value FROM json_each(?))`, jsonArray(f.IDs))
 	}
 	if f.Benchmark != "" {
-		add(`r.benchmark = ?`, f.Benchmark)
+		w.add(`r.benchmark = ?`, f.Benchmark)
 	}
 	if f.Status != "" {
-		add(`r.status = ?`, f.Status)
+		w.add(`r.status = ?`, f.Status)
 	}
 	if f.Sweep != "" {
-		add(`(s.name = ? OR s.hash = ?)`, f.Sweep, f.Sweep)
+		w.add(`(s.name = ? OR s.hash = ?)`, f.Sweep, f.Sweep)
+	}
+	if f.Host != "" {
+		w.add(`r.id IN (SELECT run_id FROM run_hosts WHERE host = ?)`, f.Host)
+	}
+	for _, t := range f.Tags {
+		if t.Any {
+			w.add(`EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.id AND t.key = ?)`, t.Key)
+		} else {
+			w.add(`EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.id AND t.key = ? AND t.value = ?)`, t.Key, t.Value)
+		}
+	}
+	for _, p := range f.Params {
+		w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.atom = ?)`, p.Key, p.Value)
 	}
 	if !f.Since.IsZero() {
-		add(`r.started_ns >= ?`, f.Since.UnixNano())
+		w.add(`r.started_ns >= ?`, f.Since.UnixNano())
 	}
 	if !f.Until.IsZero() {
-		add(`r.started_ns < ?`, f.Until.UnixNano())
+		w.add(`r.started_ns < ?`, f.Until.UnixNano())
 	}
-	if len(conds) == 0 {
-		return "", nil
+	return w.sql(), w.args
+}
+
+// whereClause collects the conditions of a WHERE clause and their
+// arguments.
+type whereClause struct {
+	conds []string
+	args  []any
+}
+
+// add appends a condition and its arguments.
+func (w *whereClause) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+// sql returns " WHERE c1 AND c2 ...", or "" without conditions.
+func (w *whereClause) sql() string {
+	if len(w.conds) == 0 {
+		return ""
 	}
-	return ` WHERE ` + strings.Join(conds, ` AND `), args
+	return ` WHERE ` + strings.Join(w.conds, ` AND `)
+}
+
+// jsonArray returns ids as a JSON array, for json_each.
+func jsonArray(ids []int64) string {
+	b, _ := json.Marshal(ids) // integers always encode
+	return string(b)
 }
 
 // scanRun reads one row of runColumns.
 func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var r Run
 	var params, hosts string
+	var tags sql.NullString
 	var started int64
 	var finished, exit sql.NullInt64
 	if err := row.Scan(&r.ID, &r.UID, &r.Sweep, &r.Benchmark, &r.Point, &params, &r.Status,
 		&r.Reason, &r.Provider, &r.Ranks, &hosts, &r.Executor, &started, &finished,
-		&exit, &r.Dir, &r.Samples, &r.Job, &r.Step, &r.NodeList); err != nil {
+		&exit, &r.Dir, &r.Samples, &r.Job, &r.Step, &r.NodeList, &tags); err != nil {
 		return nil, err
+	}
+	r.Tags = map[string]string{}
+	if tags.Valid {
+		if err := json.Unmarshal([]byte(tags.String), &r.Tags); err != nil {
+			return nil, fmt.Errorf("run %d tags: %w", r.ID, err)
+		}
 	}
 	if err := json.Unmarshal([]byte(params), &r.Params); err != nil {
 		return nil, fmt.Errorf("run %d params: %w", r.ID, err)
@@ -148,4 +214,20 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 		r.ExitCode = &code
 	}
 	return &r, nil
+}
+
+// SweepSpec returns the name and the stored text of the sweep that run id
+// belongs to; the text is "" when ingest never found the file. The error
+// wraps ErrRunNotFound for a run not stored.
+func (db *DB) SweepSpec(ctx context.Context, id int64) (name, spec string, err error) {
+	err = db.db.QueryRowContext(ctx, `
+		SELECT s.name, s.spec FROM runs r
+		JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id
+		WHERE r.id = ?`, id).Scan(&name, &spec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", fmt.Errorf("run %d: %w", id, ErrRunNotFound)
+	} else if err != nil {
+		return "", "", fmt.Errorf("sweep of run %d: %w", id, err)
+	}
+	return name, spec, nil
 }

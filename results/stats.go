@@ -17,29 +17,18 @@ type SizeStat struct {
 	Iterations   uint64  `json:"iterations"`  // the fewest timed iterations of any sample
 }
 
-// sizeStatsSQL aggregates one run's samples per size in SQL: the database
-// holds at most one run's rows of one size in its window at a time, and
-// Go sees one row per size whatever the number of ranks.
+// sizeStatsSQL aggregates one run's samples per size in SQL. The rows come
+// in size order from the samples key, so no sort is needed; median() sorts
+// each size's values in C (SQLite's percentile extension), and Go sees one
+// row per size whatever the number of ranks.
 var sizeStatsSQL = `
-	WITH m AS (
-		SELECT s.size, s.iterations,
-			` + sampleGbpsSQL + ` AS gbps,
-			` + sampleLatencyNsSQL + ` AS lat
-		FROM samples s JOIN runs r ON r.id = s.run_id
-		WHERE s.run_id = ?
-	), o AS (
-		SELECT size, iterations, gbps, lat,
-			COUNT(*) OVER (PARTITION BY size) AS n,
-			ROW_NUMBER() OVER (PARTITION BY size ORDER BY gbps) AS gbps_i,
-			ROW_NUMBER() OVER (PARTITION BY size ORDER BY lat) AS lat_i
-		FROM m
-	)
-	SELECT size, n, ` + medianSQL("lat", "lat_i", "n") + `,
-		MIN(gbps), ` + medianSQL("gbps", "gbps_i", "n") + `, MAX(gbps),
-		MIN(iterations)
-	FROM o
-	GROUP BY size
-	ORDER BY size`
+	SELECT s.size, COUNT(*), median(` + sampleLatencyNsSQL + `),
+		MIN(` + sampleGbpsSQL + `), median(` + sampleGbpsSQL + `), MAX(` + sampleGbpsSQL + `),
+		MIN(s.iterations)
+	FROM samples s JOIN runs r ON r.id = s.run_id
+	WHERE s.run_id = ?
+	GROUP BY s.size
+	ORDER BY s.size`
 
 // SizeStats returns one row per message size of run runID, in size order,
 // or an error wrapping ErrRunNotFound.

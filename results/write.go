@@ -3,10 +3,13 @@ package results
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/mattn/go-sqlite3"
 
 	"efaxx/results/record"
 )
@@ -162,83 +165,164 @@ func jsonText(v any, empty string) (string, error) {
 	return empty, nil
 }
 
-// sampleWriter inserts the samples of one run through one prepared
-// statement. A sample already stored is left as it is, which makes
-// re-ingesting a file add nothing.
-type sampleWriter struct {
-	stmt  *sql.Stmt
-	runID int64
+// sampleRow is one sample checked and ready to insert: the values of its
+// samples columns after run_id.
+type sampleRow struct {
+	size, rank, peer int64
+	variant, role    string
+	nums             [8]int64 // bytes_sent, bytes_recv, iterations, elapsed_ns, lat_min/p50/p99/max_ns
+
+	// The multi-rail columns (migration 0021); their defaults for files
+	// written before rails existed.
+	peers, strategy, rails, railBytes string
+	linkBps, requeued                 int64
 }
 
-// newSampleWriter prepares the sample insert for run runID within tx.
-func newSampleWriter(ctx context.Context, tx *sql.Tx, runID int64) (*sampleWriter, error) {
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
-			iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
-			peers, strategy, rails, rail_bytes, link_bps, requeued)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`)
-	if err != nil {
-		return nil, err
-	}
-	return &sampleWriter{stmt: stmt, runID: runID}, nil
-}
-
-// close releases the prepared statement.
-func (w *sampleWriter) close() { w.stmt.Close() }
-
-// insert stores s unless it is stored already. It reports whether it added
-// a row, or why s cannot be stored.
-func (w *sampleWriter) insert(ctx context.Context, s *record.Sample) (bool, string, error) {
-	args, msg := sampleArgs(w.runID, s)
-	if msg != "" {
-		return false, msg, nil
-	}
-	// The caller checks ctx between lines. An insert takes microseconds,
-	// and go-sqlite3 starts a goroutine per statement to watch a context
-	// that can be cancelled, which would cost more than the insert.
-	res, err := w.stmt.ExecContext(context.WithoutCancel(ctx), args...)
-	if err != nil {
-		return false, "", err
-	}
-	n, err := res.RowsAffected()
-	return n > 0, "", err
-}
-
-// sampleArgs returns the column values of s, or why s cannot be stored:
-// SQLite integers are signed 64-bit, and a sample without elapsed time
-// has no rate.
-func sampleArgs(runID int64, s *record.Sample) ([]any, string) {
+// rowOf returns the row of s, or why s cannot be stored: SQLite integers
+// are signed 64-bit, and a sample without elapsed time has no rate.
+func rowOf(s *record.Sample) (sampleRow, string) {
 	nums := [...]uint64{s.BytesSent, s.BytesRecv, s.Iterations, s.ElapsedNs,
 		s.Lat.Min, s.Lat.P50, s.Lat.P99, s.Lat.Max}
 	if s.Size > math.MaxInt64 {
-		return nil, fmt.Sprintf("sample size %d out of range", s.Size)
+		return sampleRow{}, fmt.Sprintf("sample size %d out of range", s.Size)
 	}
 	if s.ElapsedNs == 0 {
-		return nil, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
+		return sampleRow{}, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
 	}
-	args := []any{runID, int64(s.Size), s.Rank, s.Peer, s.Variant, s.Role}
-	for _, n := range nums {
+	row := sampleRow{size: int64(s.Size), rank: int64(s.Rank), peer: int64(s.Peer), variant: s.Variant, role: s.Role}
+	for i, n := range nums {
 		if n > math.MaxInt64 {
-			return nil, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)
+			return sampleRow{}, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)
 		}
-		args = append(args, int64(n))
+		row.nums[i] = int64(n)
 	}
-	return append(args, railArgs(s)...), ""
+	railColumns(s, &row)
+	return row, ""
 }
 
-// railArgs returns the multi-rail columns of s; files written before rails
-// existed leave them at their defaults.
-func railArgs(s *record.Sample) []any {
-	rails, railBytes := "[]", "[]"
+// railColumns fills the multi-rail columns of row from s.
+func railColumns(s *record.Sample, row *sampleRow) {
+	row.peers, row.strategy, row.rails, row.railBytes = s.Peers, s.Strategy, "[]", "[]"
 	if len(s.Rails) > 0 {
 		b, _ := json.Marshal(s.Rails) // ints always encode
-		rails = string(b)
+		row.rails = string(b)
 	}
 	if len(s.RailBytes) > 0 {
 		b, _ := json.Marshal(s.RailBytes)
-		railBytes = string(b)
+		row.railBytes = string(b)
 	}
-	link, requeued := int64(min(s.LinkBps, math.MaxInt64)), int64(min(s.Requeued, math.MaxInt64))
-	return []any{s.Peers, s.Strategy, rails, railBytes, link, requeued}
+	row.linkBps, row.requeued = int64(min(s.LinkBps, math.MaxInt64)), int64(min(s.Requeued, math.MaxInt64))
+}
+
+// insertSampleSQL stores one sample unless its key is stored, which makes
+// re-ingesting a file add nothing.
+const insertSampleSQL = `
+	INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
+		iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
+		peers, strategy, rails, rail_bytes, link_bps, requeued)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`
+
+// sampleColumns is how many values insertSampleSQL takes.
+const sampleColumns = 20
+
+// sampleWriter inserts the samples of one run through one prepared
+// statement of the driver itself. Samples are most of what ingest writes,
+// and database/sql's checks and conversions of every argument of every
+// row cost a third of the insert; the statement runs on the connection
+// that holds the transaction, so it is part of it.
+type sampleWriter struct {
+	stmt  driver.StmtExecContext
+	runID int64
+	args  []driver.NamedValue
+
+	// ctx is never cancelled: the caller checks for cancellation between
+	// lines, and go-sqlite3 starts a goroutine per statement to watch a
+	// context that can be, which would cost more than the insert.
+	ctx context.Context
+}
+
+// withSampleWriter runs fn with a sampleWriter for run runID on conn, the
+// connection that holds the caller's transaction.
+func withSampleWriter(conn *sql.Conn, runID int64, fn func(*sampleWriter) error) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*sqlite3.SQLiteConn)
+		if !ok {
+			return fmt.Errorf("results: driver connection is a %T, want go-sqlite3's", dc)
+		}
+		st, err := c.Prepare(insertSampleSQL)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		w := &sampleWriter{stmt: st.(driver.StmtExecContext), runID: runID,
+			args: make([]driver.NamedValue, sampleColumns), ctx: context.Background()}
+		for i := range w.args {
+			w.args[i].Ordinal = i + 1
+		}
+		return fn(w)
+	})
+}
+
+// drain runs produce on a new goroutine and inserts every batch it sends,
+// until produce returns. It returns how many rows it added per rank. When
+// an insert fails, produce's context is cancelled; either side's error is
+// returned, the writer's first.
+func (w *sampleWriter) drain(ctx context.Context, produce func(context.Context, chan<- []sampleRow) error) (map[int]int, error) {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []sampleRow, 4)
+	done := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		done <- produce(pctx, batches)
+	}()
+	added := map[int]int{}
+	var werr error
+	for rows := range batches {
+		if werr != nil {
+			continue // let the producer see the cancellation and stop
+		}
+		if err := w.insertAll(rows, added); err != nil {
+			werr = err
+			cancel()
+		}
+	}
+	if perr := <-done; werr == nil {
+		werr = perr
+	}
+	return added, werr
+}
+
+// insertAll stores rows, skipping those already stored, and counts the
+// rows it adds per rank in added.
+func (w *sampleWriter) insertAll(rows []sampleRow, added map[int]int) error {
+	for i := range rows {
+		ok, err := w.insert(&rows[i])
+		if err != nil {
+			return fmt.Errorf("insert sample of rank %d, size %d: %w", rows[i].rank, rows[i].size, err)
+		}
+		if ok {
+			added[int(rows[i].rank)]++
+		}
+	}
+	return nil
+}
+
+// insert stores r unless it is stored already, and reports whether it
+// added a row.
+func (w *sampleWriter) insert(r *sampleRow) (bool, error) {
+	a := w.args
+	a[0].Value, a[1].Value, a[2].Value, a[3].Value, a[4].Value, a[5].Value = w.runID, r.size, r.rank, r.peer, r.variant, r.role
+	for i, n := range r.nums {
+		a[6+i].Value = n
+	}
+	a[14].Value, a[15].Value, a[16].Value, a[17].Value, a[18].Value, a[19].Value = r.peers, r.strategy, r.rails,
+		r.railBytes, r.linkBps, r.requeued
+	res, err := w.stmt.ExecContext(w.ctx, a)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }

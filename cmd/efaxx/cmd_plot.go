@@ -96,12 +96,18 @@ func selectRuns(ctx context.Context, db *results.DB, o plotOptions) ([]results.R
 		}
 		return runs, nil
 	}
-	all, err := db.Runs(ctx, results.RunFilter{Sweep: o.sweep})
+	return latestSession(ctx, db, o.sweep)
+}
+
+// latestSession returns the runs of the most recent session of sweep (the
+// directory its newest run lives in), by id.
+func latestSession(ctx context.Context, db *results.DB, sweep string) ([]results.Run, error) {
+	all, err := db.Runs(ctx, results.RunFilter{Sweep: sweep})
 	if err != nil {
 		return nil, err
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("sweep %q: %w", o.sweep, results.ErrRunNotFound)
+		return nil, fmt.Errorf("sweep %q: %w", sweep, results.ErrRunNotFound)
 	}
 	session := filepath.Dir(all[0].Dir)
 	var runs []results.Run

@@ -29,17 +29,23 @@ what finished; the point in progress is stored as cancelled.
 Example:
    efaxx run                       # the demo: 2 ranks, shm and tcp
    efaxx --db lab.db run sweeps/demo.toml
+   efaxx run --tag driver=550.54 --tag cluster=lab sweeps/demo.toml
 
 ` + exitCodesHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"},
 				Usage: "efaxx-runner binary (default: next to efaxx, then PATH)"},
 			&cli.StringFlag{Name: "mpirun", Value: "mpirun", Usage: "mpirun binary"},
+			&cli.StringSliceFlag{Name: "tag", Usage: "tag every run KEY=VALUE (repeat for several); efaxx runs --tag selects them"},
 		},
 		Action: func(c *cli.Context) error {
+			tags, err := tagSets(c.StringSlice("tag"), "--tag")
+			if err != nil {
+				return err
+			}
 			return runRun(c.Context, runOptions{
 				db: c.String("db"), workdir: c.String("workdir"), sweep: c.Args().First(),
-				runner: c.String("runner"), mpirun: c.String("mpirun"),
+				runner: c.String("runner"), mpirun: c.String("mpirun"), tags: tags,
 				stdout: c.App.Writer, stderr: c.App.ErrWriter,
 			})
 		},
@@ -48,6 +54,7 @@ Example:
 
 type runOptions struct {
 	db, workdir, sweep, runner, mpirun string
+	tags                               map[string]string
 	stdout, stderr                     io.Writer
 }
 
@@ -65,7 +72,7 @@ func runRun(ctx context.Context, o runOptions) error {
 		return err
 	}
 	defer db.Close()
-	local := &harness.Local{Runner: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr}
+	local := &harness.Local{Runner: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr, Tags: o.tags}
 	fmt.Fprintf(o.stderr, "sweep %q: %d points, results into %s\n", s.Name, len(s.Points()), o.db)
 	session, runs, runErr := local.Run(ctx, db, s)
 	if len(runs) > 0 {

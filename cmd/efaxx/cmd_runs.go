@@ -16,32 +16,25 @@ func newRunsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "runs",
 		Usage: "list stored runs, newest first",
-		Description: `Lists the runs in the database with their status, point and where they ran.
+		Description: `Lists the runs in the database with their status, point, where they ran
+and their tags. Every filter narrows the list further.
 
 Example:
    efaxx runs --benchmark write --since now-7d --status ok
+   efaxx runs --tag cluster=p5 --host node0042 --param provider=efa
    efaxx runs --format json
 
 ` + exitCodesHelp,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "benchmark", Usage: "only this benchmark"},
-			&cli.StringFlag{Name: "status", Usage: "only this status: ok, failed, partial, timeout, cancelled, running"},
-			&cli.StringFlag{Name: "sweep", Usage: "only this sweep (name or hash)"},
-			&cli.StringFlag{Name: "since", Usage: "only runs started at or after: now-7d, now-12h, 2026-11-01, RFC 3339"},
-			&cli.StringFlag{Name: "until", Usage: "only runs started before (same forms as --since)"},
+		Flags: append(filterFlags(),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many runs (0: all)"},
 			formatFlag,
-		},
+		),
 		Action: func(c *cli.Context) error {
-			f := results.RunFilter{Benchmark: c.String("benchmark"), Status: c.String("status"),
-				Sweep: c.String("sweep"), Limit: c.Int("limit")}
-			var err error
-			if f.Since, err = parseWhen(c.String("since"), time.Now()); err != nil {
+			f, err := runFilter(c, time.Now())
+			if err != nil {
 				return err
 			}
-			if f.Until, err = parseWhen(c.String("until"), time.Now()); err != nil {
-				return err
-			}
+			f.Limit = c.Int("limit")
 			return runRuns(c.Context, c.App.Writer, c.String("db"), c.String("format"), f)
 		},
 	}
@@ -60,11 +53,11 @@ func runRuns(ctx context.Context, w io.Writer, dbPath, format string, f results.
 	if err != nil {
 		return err
 	}
-	t := &table{header: []string{"RUN", "STARTED", "SWEEP", "POINT", "STATUS", "RANKS", "PROVIDER", "HOSTS", "SAMPLES"},
+	t := &table{header: []string{"RUN", "STARTED", "SWEEP", "POINT", "STATUS", "RANKS", "PROVIDER", "HOSTS", "SAMPLES", "TAGS"},
 		records: runs}
 	for _, r := range runs {
 		t.add(fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), r.Sweep, runLabel(r), r.Status,
-			fmt.Sprint(r.Ranks), dash(r.Provider), dash(strings.Join(r.Hosts, ",")), fmt.Sprint(r.Samples))
+			fmt.Sprint(r.Ranks), dash(r.Provider), hostList(r.Hosts), fmt.Sprint(r.Samples), tagList(r.Tags))
 	}
 	if t.records == nil {
 		t.records = []results.Run{}
@@ -78,6 +71,18 @@ func runLabel(r results.Run) string {
 		return fmt.Sprintf("%s provider=%v", r.Benchmark, p)
 	}
 	return r.Benchmark
+}
+
+// maxHosts is how many hosts a runs row names before it counts the rest:
+// a run on 1,000 nodes would otherwise fill the screen.
+const maxHosts = 3
+
+// hostList formats hosts for a table cell.
+func hostList(hosts []string) string {
+	if len(hosts) > maxHosts {
+		return fmt.Sprintf("%s,+%d", strings.Join(hosts[:maxHosts], ","), len(hosts)-maxHosts)
+	}
+	return dash(strings.Join(hosts, ","))
 }
 
 func dash(s string) string {

@@ -18,20 +18,45 @@ func newShowCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one run: its point, where it ran, and its numbers per message size",
-		ArgsUsage: "RUN",
+		ArgsUsage: "[--ranks] RUN",
 		Description: `Prints a run's status, parameters and fingerprint, then one row per message
 size: the p50 latency (one-way) and the bandwidth across the run's ranks.
 
+With --ranks, shows instead how the ranks spread for --metric: per size the
+median, the worst and best sample and the slowest rank, then the slowest
+ranks and hosts. A rank's speed is its value over the size's median
+(inverted for times): 1.00 is typical, 0.80 is 20% slower.
+
 Example:
    efaxx show 3
-   efaxx show 3 --format csv
+   efaxx show --format csv 3
+   efaxx show --ranks --top 20 3
 
 ` + exitCodesHelp,
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "ranks", Usage: "show the spread across ranks and the slowest ranks and hosts"},
+			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric of --ranks"},
+			&cli.IntFlag{Name: "top", Value: 10, Usage: "how many slowest ranks and hosts --ranks names"},
+			formatFlag,
+		},
 		Action: func(c *cli.Context) error {
-			id, err := runID(c.Args().First())
+			a, err := args(c)
 			if err != nil {
 				return err
+			}
+			if len(a) != 1 {
+				return &usageError{msg: "show needs one run id", hint: "efaxx runs"}
+			}
+			id, err := runID(a[0])
+			if err != nil {
+				return err
+			}
+			if c.Bool("ranks") {
+				m, err := metricFlag(c.String("metric"))
+				if err != nil {
+					return err
+				}
+				return runShowRanks(c.Context, c.App.Writer, c.String("db"), c.String("format"), id, m, c.Int("top"))
 			}
 			return runShow(c.Context, c.App.Writer, c.String("db"), c.String("format"), id)
 		},

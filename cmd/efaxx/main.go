@@ -32,12 +32,17 @@ const (
 
 const exitCodesHelp = `EXIT STATUS
    0  success
-   1  a problem was found (invalid sweep, failed or partial run, missing data) or an error occurred
+   1  a problem was found (invalid sweep, failed or partial run, missing data, a failed check,
+      a significant regression) or an error occurred
    2  the command line was wrong`
 
 // errFound marks a command that ran to the end and found a problem it has
 // already reported, such as a failed run.
 var errFound = errors.New("problem found")
+
+// errRegression marks a compare that found a significant regression
+// beyond its threshold, already reported in its table.
+var errRegression = errors.New("significant regression")
 
 // usageError is a command-line mistake; hint says how to fix it.
 type usageError struct{ msg, hint string }
@@ -64,6 +69,8 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errFound):
+		return exitProblem
+	case errors.Is(err, errRegression):
 		return exitProblem
 	case errors.As(err, &usage):
 		fmt.Fprintln(stderr, "efaxx:", usage.msg)
@@ -104,7 +111,12 @@ queries, compares and plots them.
 			newRunCommand(),
 			newIngestCommand(),
 			newRunsCommand(),
+			newTagCommand(),
 			newShowCommand(),
+			newQueryCommand(),
+			newCompareCommand(),
+			newCheckCommand(),
+			newImportCommand(),
 			newPlotCommand(),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {

@@ -16,7 +16,15 @@ import (
 // runnerPath is an efaxx-runner built once for the tests that run ranks.
 var runnerPath string
 
+// asMain, set in a child's environment, makes the test binary run as
+// efaxx itself: the tests that need separate processes (two ingests at
+// once, an ingest killed with SIGKILL) start it with the efaxx arguments.
+const asMain = "EFAXX_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		os.Exit(run(context.Background(), append([]string{"efaxx"}, os.Args[1:]...), os.Stdout, os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "efaxx-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -25,12 +25,16 @@ func TestRunStoresRealRanks(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "test.db")
 	sweep := writeFile(t, filepath.Join(dir, "small.toml"), smallSweep)
-	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath,
+		"--tag", "lab=ci", sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if got := count(t, db, `SELECT COUNT(*) FROM runs WHERE status = 'ok'`); got != 4 {
 		t.Errorf("ok runs = %d, want 4", got)
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM run_tags WHERE key = 'lab' AND value = 'ci'`); got != 4 {
+		t.Errorf("runs tagged lab=ci = %d, want 4", got)
 	}
 	// 3 sizes (4K, 32K, 256K) x 2 ranks, each rank one sample per size.
 	for _, prov := range []string{"shm", "tcp;ofi_rxm"} {

@@ -9,7 +9,6 @@
 package record
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -126,31 +125,6 @@ type End struct {
 	Signal string `json:"signal,omitempty"`
 }
 
-// Decode parses one NDJSON line into a *Rank, *Sample or *End.
-func Decode(line []byte) (any, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return nil, err
-	}
-	var v any
-	switch head.Type {
-	case TypeRank:
-		v = &Rank{}
-	case TypeSample:
-		v = &Sample{}
-	case TypeEnd:
-		v = &End{}
-	default:
-		return nil, fmt.Errorf("unknown record type %q", head.Type)
-	}
-	if err := json.Unmarshal(line, v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // ManifestName is the file name of a run manifest inside a run directory.
 const ManifestName = "run.json"
 
@@ -191,6 +165,10 @@ type Manifest struct {
 	// SchedulerReason says how the scheduler ended the job, when the job's
 	// end decided the run's: "slurm job 4711 CANCELLED by 0".
 	SchedulerReason string `json:"scheduler_reason,omitempty"`
+
+	// Tags are the user's labels for the run (efaxx run --tag k=v), stored
+	// with it and filtered on by efaxx runs --tag. Nil when there are none.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // RankFile returns the file name of rank r's records.

@@ -10,12 +10,18 @@ import (
 
 // FuzzDecodeRecord feeds Decode arbitrary lines, as a crashed or buggy
 // runner can leave them. Decode must not panic, must return a record only
-// of a known type, and what it returns must survive encoding and decoding
-// again unchanged, so that ingest stores what the runner meant. Seeds are
-// in testdata/fuzz/FuzzDecodeRecord.
+// of a known type, must agree with the plain encoding/json path (the fast
+// path for samples may only ever be faster, never different), and what it
+// returns must survive encoding and decoding again unchanged, so that
+// ingest stores what the runner meant. Seeds are in
+// testdata/fuzz/FuzzDecodeRecord.
 func FuzzDecodeRecord(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		v, err := record.Decode(line)
+		ref, refErr := record.DecodeJSON(line)
+		if (err == nil) != (refErr == nil) || !reflect.DeepEqual(v, ref) {
+			t.Fatalf("Decode(%q) = %#v, %v; encoding/json gives %#v, %v", line, v, err, ref, refErr)
+		}
 		if err != nil {
 			if v != nil {
 				t.Fatalf("Decode(%q) = %#v with error %v, want nil with an error", line, v, err)

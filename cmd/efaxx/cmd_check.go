@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results"
+)
+
+func newCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "judge stored runs against the [[expect]] tables of their sweep: pass or fail per row",
+		ArgsUsage: "[--expect FILE] RUN|SWEEP",
+		Description: `Judges a run, or every run of a sweep's latest session, against the
+expectations of its sweep file (stored with the runs), or of --expect FILE.
+Each [[expect]] table names runs and sizes (where), a metric and a stat
+across ranks, and a band; each matching run and size is one row, pass or
+fail. An expectation that matches nothing fails too: a check that tests
+nothing must not pass acceptance. See docs/sweeps.md.
+
+Example:
+   efaxx check 12
+   efaxx check acceptance
+   efaxx check --expect sweeps/p5-acceptance.toml --format json 12
+
+EXIT STATUS
+   0  every row passed
+   1  a row failed or matched nothing, or an error occurred
+   2  the command line was wrong`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "expect", Usage: "take the [[expect]] tables of this sweep file instead"},
+			formatFlag,
+		},
+		Action: func(c *cli.Context) error {
+			a, err := args(c)
+			if err != nil {
+				return err
+			}
+			if len(a) != 1 {
+				return &usageError{msg: "check needs a run id or a sweep name", hint: "efaxx check 12"}
+			}
+			return runCheck(c.Context, c.App.Writer, c.String("db"), c.String("format"), a[0], c.String("expect"))
+		},
+	}
+}
+
+func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFile string) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	db, err := results.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	runs, err := checkRuns(ctx, db, target)
+	if err != nil {
+		return err
+	}
+	s, err := checkSweep(ctx, db, runs[0], expectFile)
+	if err != nil {
+		return err
+	}
+	if len(s.Expects) == 0 {
+		return fmt.Errorf("check %s: sweep %s has no [[expect]] tables", target, s.File)
+	}
+	rows, err := harness.Check(ctx, db, s.Expects, runs)
+	if err != nil {
+		return err
+	}
+	if err := writeTable(w, format, checkTable(rows)); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range rows {
+		if !r.Pass {
+			failed++
+		}
+	}
+	if format == "table" {
+		from := s.File
+		if expectFile == "" {
+			from += ", as stored with the runs"
+		}
+		fmt.Fprintf(w, "\n%d passed, %d failed (%d runs, %d expectations from %s)\n",
+			len(rows)-failed, failed, len(runs), len(s.Expects), from)
+	}
+	if failed > 0 {
+		return errFound
+	}
+	return nil
+}
+
+// checkRuns returns the run a numeric target names, or the runs of the
+// latest session of the sweep a name names.
+func checkRuns(ctx context.Context, db *results.DB, target string) ([]results.Run, error) {
+	if id, err := strconv.ParseInt(target, 10, 64); err == nil {
+		r, err := db.Run(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []results.Run{*r}, nil
+	}
+	return latestSession(ctx, db, target)
+}
+
+// checkSweep returns the sweep whose expectations apply: the file given,
+// or the stored text of run r's sweep.
+func checkSweep(ctx context.Context, db *results.DB, r results.Run, file string) (*harness.Sweep, error) {
+	if file != "" {
+		return harness.Load(file)
+	}
+	name, spec, err := db.SweepSpec(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	if spec == "" {
+		return nil, fmt.Errorf("run %d: the text of sweep %q is not stored (no sweep.toml at ingest); give it with --expect FILE", r.ID, name)
+	}
+	return harness.Parse(name+".toml", []byte(spec))
+}
+
+// checkRecord is one row of check's JSON.
+type checkRecord struct {
+	Expect string  `json:"expect"` // the name, or file:line
+	Metric string  `json:"metric"`
+	Stat   string  `json:"stat"`
+	Bound  string  `json:"bound"`
+	Run    int64   `json:"run,omitempty"`
+	Point  string  `json:"point,omitempty"`
+	Size   uint64  `json:"size,omitempty"`
+	Value  float64 `json:"value"`
+	Result string  `json:"result"` // pass, fail or no data
+}
+
+// checkTable lays out the rows of a check.
+func checkTable(rows []harness.CheckRow) *table {
+	t := &table{header: []string{"EXPECT", "RUN", "POINT", "SIZE", "METRIC", "STAT", "VALUE", "BOUND", "RESULT"}}
+	records := []checkRecord{}
+	for _, r := range rows {
+		e := r.Expect
+		rec := checkRecord{Expect: e.String(), Metric: e.Metric.Name, Stat: e.Stat, Bound: e.Bound, Result: "pass"}
+		switch {
+		case r.Missing:
+			rec.Result = "no data"
+			t.add(rec.Expect, "-", "-", "-", rec.Metric, rec.Stat, "-", rec.Bound, "FAIL (no run or size matched)")
+		default:
+			if !r.Pass {
+				rec.Result = "fail"
+			}
+			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, runLabel(*r.Run), r.Size, r.Value
+			t.add(rec.Expect, fmt.Sprint(r.RunID), rec.Point, harness.FormatSize(r.Size), rec.Metric, rec.Stat,
+				num(r.Value)+" "+e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
+		}
+		records = append(records, rec)
+	}
+	t.records = records
+	return t
+}

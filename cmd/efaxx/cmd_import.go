@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/results/baselines"
+)
+
+func newImportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "import",
+		Usage: "store results efaxx did not measure: published baselines, nccl-tests output",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "baseline",
+				Usage:     "store a baseline file, for efaxx compare --baseline",
+				ArgsUsage: "FILE|NAME...",
+				Description: `Stores each baseline: a file of published numbers with their provenance
+(see results/baselines/libefaxx-p5.toml), or the name of one that ships
+with efaxx (` + strings.Join(baselines.Names(), ", ") + `). Importing a baseline again replaces it;
+importing the same text again changes nothing.
+
+Example:
+   efaxx import baseline libefaxx-p5
+   efaxx compare --baseline libefaxx-p5 12
+
+` + exitCodesHelp,
+				Action: func(c *cli.Context) error {
+					a, err := args(c)
+					if err != nil {
+						return err
+					}
+					return runImportBaseline(c.Context, c.App.Writer, c.String("db"), a)
+				},
+			},
+			newImportNCCLCommand(),
+		},
+	}
+}
+
+func runImportBaseline(ctx context.Context, w io.Writer, dbPath string, names []string) error {
+	if len(names) == 0 {
+		return &usageError{msg: "import baseline needs a file or a name", hint: "efaxx import baseline libefaxx-p5"}
+	}
+	db, err := results.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, name := range names {
+		b, err := loadBaseline(name)
+		if err != nil {
+			return err
+		}
+		changed, err := db.ImportBaseline(ctx, b)
+		if err != nil {
+			return err
+		}
+		state := "unchanged"
+		if changed {
+			state = "stored"
+		}
+		fmt.Fprintf(w, "baseline %s: %s, %d series (%s)\n", b.Name, state, len(b.Series), b.Repository)
+	}
+	return nil
+}
+
+// loadBaseline reads the baseline file at name, or the shipped baseline
+// called name when no such file exists.
+func loadBaseline(name string) (*results.Baseline, error) {
+	data, err := os.ReadFile(name)
+	if os.IsNotExist(err) {
+		if shipped, ok := baselines.Lookup(name); ok {
+			return harness.ParseBaseline("results/baselines/"+name+".toml", shipped)
+		}
+		return nil, &usageError{msg: fmt.Sprintf("baseline %q: no such file, and no shipped baseline of that name", name),
+			hint: "efaxx import baseline " + strings.Join(baselines.Names(), " | ")}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read baseline %q: %w", name, err)
+	}
+	return harness.ParseBaseline(name, data)
+}

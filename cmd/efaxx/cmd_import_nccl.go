@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/results"
+	"efaxx/results/nccltests"
+	"efaxx/results/record"
+)
+
+func newImportNCCLCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "nccl-tests",
+		Usage:     "store the output of NVIDIA nccl-tests (its text table, or the JSON of -J)",
+		ArgsUsage: "FILE...",
+		Description: `Stores each nccl-tests output file as runs, one per element type, reduction,
+root and placement (out-of-place, in-place), with the benchmark "nccl:" and
+the collective ("nccl:all_reduce"). A sample per size stands for all ranks,
+as nccl-tests prints them: efaxx gbps is 8 x its algbw (GB/s). A size whose
+#wrong is not 0 fails the run. Importing a file again adds nothing. A file
+that is not nccl-tests output is refused whole, each problem as file:line.
+
+Example:
+   efaxx import nccl-tests all_reduce.log alltoall.json
+   efaxx query --benchmark nccl:all_reduce --param placement=out-of-place
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "collective", Usage: "the collective, for files that do not name it (all_reduce, alltoall, ...)"},
+		},
+		Action: func(c *cli.Context) error {
+			a, err := args(c)
+			if err != nil {
+				return err
+			}
+			if len(a) == 0 {
+				return &usageError{msg: "import nccl-tests needs a file", hint: "efaxx import nccl-tests all_reduce.log"}
+			}
+			return runImportNCCL(c.Context, c.App.Writer, c.String("db"), c.String("collective"), a)
+		},
+	}
+}
+
+func runImportNCCL(ctx context.Context, w io.Writer, dbPath, collective string, files []string) error {
+	db, err := results.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	failed := false
+	for _, file := range files {
+		runs, err := readNCCL(file, collective)
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			got, err := db.ImportRun(ctx, r)
+			if err != nil {
+				return err
+			}
+			state := "new"
+			if got.Settled {
+				state = "already stored"
+			}
+			fmt.Fprintf(w, "%s: run %d %s: %s %s %s %s, %d sizes, %s%s\n", file, got.ID, state, r.Benchmark,
+				r.Params["placement"], r.Params["type"], r.Params["redop"], len(r.Samples), got.Status, reasonSuffix(r.Reason))
+			failed = failed || got.Status != record.StatusOK
+		}
+	}
+	if failed {
+		return errFound
+	}
+	return nil
+}
+
+// readNCCL parses file and returns its runs.
+func readNCCL(file, collective string) ([]*results.ImportedRun, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %q: %w", file, err)
+	}
+	res, err := nccltests.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %q: %w", file, err)
+	}
+	return res.Runs(nccltests.Import{File: file, Text: data, Collective: collective, Start: fi.ModTime()})
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results"
+)
+
+// filterFlags are the flags that select runs, shared by runs, query and
+// the selectors of compare and check.
+func filterFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "benchmark", Usage: "only this benchmark"},
+		&cli.StringFlag{Name: "status", Usage: "only this status: ok, failed, partial, timeout, cancelled, running"},
+		&cli.StringFlag{Name: "sweep", Usage: "only this sweep (name or hash)"},
+		&cli.StringFlag{Name: "since", Usage: "only runs started at or after: now-7d, now-12h, 2026-11-01, RFC 3339"},
+		&cli.StringFlag{Name: "until", Usage: "only runs started before (same forms as --since)"},
+		&cli.StringSliceFlag{Name: "tag", Usage: "only runs tagged KEY=VALUE, or with KEY at all (repeat: all must hold)"},
+		&cli.StringFlag{Name: "host", Usage: "only runs with a rank on this host"},
+		&cli.StringSliceFlag{Name: "param", Usage: "only runs whose point has KEY=VALUE, as in provider=shm or chunk=1MiB (repeat: all must hold)"},
+	}
+}
+
+// runFilter reads the flags of filterFlags.
+func runFilter(c *cli.Context, now time.Time) (results.RunFilter, error) {
+	f := results.RunFilter{Benchmark: c.String("benchmark"), Status: c.String("status"),
+		Sweep: c.String("sweep"), Host: c.String("host")}
+	var err error
+	if f.Since, err = parseWhen(c.String("since"), now); err != nil {
+		return f, err
+	}
+	if f.Until, err = parseWhen(c.String("until"), now); err != nil {
+		return f, err
+	}
+	if f.Tags, err = tagFilters(c.StringSlice("tag")); err != nil {
+		return f, err
+	}
+	f.Params, err = paramFilters(c.StringSlice("param"))
+	return f, err
+}
+
+// tagFilters reads --tag values: KEY=VALUE, or KEY alone for any value.
+func tagFilters(args []string) ([]results.TagFilter, error) {
+	var tags []results.TagFilter
+	for _, a := range args {
+		k, v, hasValue := strings.Cut(a, "=")
+		if err := results.CheckTagKey(k); err != nil {
+			return nil, &usageError{msg: fmt.Sprintf("--tag %q: %v", a, err), hint: "--tag cluster=p5 or --tag baseline"}
+		}
+		tags = append(tags, results.TagFilter{Key: k, Value: v, Any: !hasValue})
+	}
+	return tags, nil
+}
+
+// paramFilters reads --param values, KEY=VALUE, each value as the param
+// table reads it.
+func paramFilters(args []string) ([]results.ParamFilter, error) {
+	var ps []results.ParamFilter
+	for _, a := range args {
+		k, text, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return nil, &usageError{msg: fmt.Sprintf("--param %q: want KEY=VALUE", a), hint: "--param provider=shm"}
+		}
+		v, err := harness.ParamValue(k, text)
+		if err != nil {
+			return nil, &usageError{msg: fmt.Sprintf("--param %q: %v", a, err), hint: "efaxx help runs"}
+		}
+		ps = append(ps, results.ParamFilter{Key: k, Value: v})
+	}
+	return ps, nil
+}
+
+// tagSets reads KEY=VALUE arguments into a map, for efaxx tag and efaxx
+// run --tag.
+func tagSets(args []string, what string) (map[string]string, error) {
+	tags := map[string]string{}
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, &usageError{msg: fmt.Sprintf("%s %q: want KEY=VALUE", what, a), hint: "driver=550.54"}
+		}
+		if err := results.CheckTagKey(k); err != nil {
+			return nil, &usageError{msg: fmt.Sprintf("%s %q: %v", what, a, err), hint: "driver=550.54"}
+		}
+		tags[k] = v
+	}
+	return tags, nil
+}
+
+// tagList formats tags as "k=v,k=v", sorted, or "-".
+func tagList(tags map[string]string) string {
+	parts := make([]string, 0, len(tags))
+	for k, v := range tags {
+		parts = append(parts, k+"="+v)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}

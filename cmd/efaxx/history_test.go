@@ -1,0 +1,229 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"efaxx/results/synth"
+)
+
+// writeSynth writes synthetic runs into a new session directory and
+// ingests them into a new store, and returns the store's path.
+func writeSynth(t *testing.T, runs ...*synth.Run) string {
+	t.Helper()
+	dir := t.TempDir()
+	session := filepath.Join(dir, "session")
+	for i, r := range runs {
+		if err := r.Write(filepath.Join(session, fmt.Sprintf("%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "test.db")
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", session); code != 0 {
+		t.Fatalf("efaxx ingest = %d\n%s%s", code, stdout, stderr)
+	}
+	return db
+}
+
+// runIDs runs efaxx runs with args and --format json, and returns the ids.
+func runIDs(t *testing.T, db string, args ...string) []int64 {
+	t.Helper()
+	code, stdout, stderr := efaxx(t, append([]string{"--db", db, "runs", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("efaxx runs %v = %d: %s", args, code, stderr)
+	}
+	var runs []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &runs); err != nil {
+		t.Fatalf("efaxx runs %v: %v\n%s", args, err, stdout)
+	}
+	var ids []int64
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+func TestRunsFilters(t *testing.T) {
+	day := int64(24 * 3600 * 1e9)
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9,
+			Params: map[string]any{"provider": "shm", "chunk": 1 << 20}, Tags: map[string]string{"cluster": "a"}},
+		&synth.Run{UID: "b", Benchmark: "sendrecv", Ranks: 16, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + day,
+			Params: map[string]any{"provider": "tcp", "chunk": 65536}, Tags: map[string]string{"cluster": "b"}},
+		&synth.Run{UID: "c", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + 2*day,
+			Params: map[string]any{"provider": "tcp", "chunk": 1 << 20}, Tags: map[string]string{"cluster": "a", "baseline": "yes"}},
+	)
+	tests := []struct {
+		args []string
+		want []int64
+	}{
+		{nil, []int64{3, 2, 1}},
+		{[]string{"--benchmark", "write"}, []int64{3, 1}},
+		{[]string{"--tag", "cluster=a"}, []int64{3, 1}},
+		{[]string{"--tag", "cluster=a", "--tag", "baseline"}, []int64{3}},
+		{[]string{"--param", "chunk=1MiB"}, []int64{3, 1}},
+		{[]string{"--param", "chunk=1MiB", "--param", "provider=tcp"}, []int64{3}},
+		{[]string{"--host", "node0001"}, []int64{2}}, // 16 ranks, 8 per host
+		{[]string{"--since", "2023-11-15T22:13:20Z"}, []int64{3, 2}},
+		{[]string{"--until", "2023-11-15T22:13:20Z"}, []int64{1}},
+		{[]string{"--status", "failed"}, nil},
+		{[]string{"--limit", "1"}, []int64{3}},
+	}
+	for _, tt := range tests {
+		if got := runIDs(t, db, tt.args...); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("efaxx runs %v = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+	for _, bad := range [][]string{{"--param", "chunk=1.5MiB"}, {"--tag", "=x"}, {"--since", "yesterday"}} {
+		if code, _, _ := efaxx(t, append([]string{"--db", db, "runs"}, bad...)...); code != 2 {
+			t.Errorf("efaxx runs %v = %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestTag(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"site": "x"}})
+	code, stdout, stderr := efaxx(t, "--db", db, "tag", "--delete", "site", "1", "driver=550.54", "note=after the swap")
+	if code != 0 || strings.TrimSpace(stdout) != "run 1: driver=550.54,note=after the swap" {
+		t.Fatalf("efaxx tag = %d, %q, %q", code, stdout, stderr)
+	}
+	if got := runIDs(t, db, "--tag", "driver=550.54"); !reflect.DeepEqual(got, []int64{1}) {
+		t.Errorf("runs tagged driver=550.54 = %v, want [1]", got)
+	}
+	if got := runIDs(t, db, "--tag", "site"); got != nil {
+		t.Errorf("runs tagged site = %v, want none (deleted)", got)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "tag", "7", "a=b"); code != 1 || !strings.Contains(stderr, "run 7") {
+		t.Errorf("efaxx tag of a missing run = %d, %q; want 1 naming the run", code, stderr)
+	}
+	if code, _, _ := efaxx(t, "--db", db, "tag", "1", "novalue"); code != 2 {
+		t.Errorf("efaxx tag 1 novalue = %d, want 2", code)
+	}
+}
+
+func TestQueryCommand(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 4, Sizes: []uint64{4096, 1 << 20}, Params: map[string]any{"provider": "shm"}},
+		&synth.Run{UID: "b", Ranks: 4, Sizes: []uint64{4096, 1 << 20}, Params: map[string]any{"provider": "tcp"}, Seed: 2},
+	)
+	code, stdout, stderr := efaxx(t, "--db", db, "query", "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "BENCHMARK,PROVIDER,SIZE,RUNS,SAMPLES,MIN (Gbps),MEDIAN (Gbps)") ||
+		!strings.HasPrefix(lines[1], "write,shm,4KiB,1,4,") {
+		t.Fatalf("efaxx query = %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "query", "--by", "", "--metric", "lat_us", "--format", "json")
+	var res struct {
+		Metric struct{ Name string }
+		Rows   []struct{ Count, Runs int }
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); code != 0 || err != nil || res.Metric.Name != "lat_us" ||
+		len(res.Rows) != 2 || res.Rows[0].Count != 8 || res.Rows[0].Runs != 2 {
+		t.Errorf("efaxx query --by '' --metric lat_us = %d, %+v, %v\n%s", code, res, err, stdout)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "query", "--metric", "bandwidth"); code != 2 || !strings.Contains(stderr, "known: gbps") {
+		t.Errorf("efaxx query --metric bandwidth = %d, %q; want 2 listing the metrics", code, stderr)
+	}
+}
+
+func TestShowRanks(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 16, PerHost: 4, Sizes: []uint64{4096, 1 << 20},
+		Noise: 0.005, Slow: map[int]float64{6: 2}})
+	code, stdout, stderr := efaxx(t, "--db", db, "show", "--ranks", "--top", "3", "1")
+	if code != 0 {
+		t.Fatalf("efaxx show --ranks = %d: %s", code, stderr)
+	}
+	_, after, found := strings.Cut(stdout, "SLOWEST RANKS")
+	lines := strings.Split(after, "\n")
+	if !found || len(lines) < 2 || !strings.HasPrefix(strings.Fields(lines[1])[0], "6") || !strings.Contains(lines[1], "node0001") ||
+		!strings.Contains(lines[1], "0.50") {
+		t.Errorf("efaxx show --ranks: want rank 6 on node0001 at speed 0.50 first among the slowest:\n%s", stdout)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "show", "1", "--ranks"); code != 2 || !strings.Contains(stderr, "flags come first") {
+		t.Errorf("efaxx show 1 --ranks = %d, %q; want 2: a flag after the run id", code, stderr)
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	sizes := []uint64{4096, 65536, 1 << 20}
+	all := map[int]float64{}
+	for r := range 32 {
+		all[r] = 1 / 0.9
+	}
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 1, Tags: map[string]string{"build": "old"}},
+		&synth.Run{UID: "b", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 2, Slow: all, SlowSizes: map[uint64]bool{65536: true},
+			Tags: map[string]string{"build": "new"}},
+		&synth.Run{UID: "c", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 3, Tags: map[string]string{"build": "new"}},
+	)
+	code, stdout, stderr := efaxx(t, "--db", db, "compare", "1", "2")
+	if code != 1 || !strings.Contains(stdout, "1 regression(s) in 3 groups") {
+		t.Errorf("efaxx compare 1 2 = %d, want 1 with one regression\n%s%s", code, stdout, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "regression") && strings.Contains(line, "bootstrap") && !strings.Contains(line, "64KiB") {
+			t.Errorf("a regression outside 64KiB: %q", line)
+		}
+	}
+	if code, stdout, _ := efaxx(t, "--db", db, "compare", "1", "3"); code != 0 || !strings.Contains(stdout, "0 regression(s)") {
+		t.Errorf("efaxx compare 1 3 = %d, want 0\n%s", code, stdout)
+	}
+	// Tags select sides; both new runs pool into B, which dilutes but
+	// keeps the loss at 64KiB.
+	code, stdout, _ = efaxx(t, "--db", db, "compare", "--format", "json", "tag:build=old", "tag:build=new")
+	var c struct {
+		Rows []struct {
+			B       struct{ Samples int }
+			Verdict string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil || len(c.Rows) != 3 || c.Rows[0].B.Samples != 64 {
+		t.Errorf("efaxx compare tag:build=old tag:build=new = %d, %+v, %v", code, c, err)
+	}
+	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}} {
+		if code, _, _ := efaxx(t, append([]string{"--db", db, "compare"}, bad...)...); code != 2 {
+			t.Errorf("efaxx compare %v = %d, want 2", bad, code)
+		}
+	}
+}
+
+const checkSpec = `name = "accept"
+benchmark = "write"
+
+[[expect]]
+name  = "line rate"
+where = { size = ">= 1MiB" }
+min   = 95
+
+[[expect]]
+name  = "small messages"
+where = { size = "4KiB" }
+ref   = 50
+tolerance = "10%"
+`
+
+func TestCheckCommand(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 4, Sizes: []uint64{4096, 64 << 20}, Spec: checkSpec})
+	code, stdout, stderr := efaxx(t, "--db", db, "check", "1")
+	if code != 1 || !strings.Contains(stdout, "1 passed, 1 failed") || !strings.Contains(stdout, ">= 50 - 10%") {
+		t.Errorf("efaxx check 1 = %d, want 1 with one failure\n%s%s", code, stdout, stderr)
+	}
+	pass := writeFile(t, filepath.Join(t.TempDir(), "pass.toml"), strings.Replace(checkSpec, "ref   = 50", "ref   = 6", 1))
+	if code, stdout, stderr := efaxx(t, "--db", db, "check", "--expect", pass, "1"); code != 0 || !strings.Contains(stdout, "2 passed, 0 failed") {
+		t.Errorf("efaxx check --expect pass.toml 1 = %d\n%s%s", code, stdout, stderr)
+	}
+	none := writeFile(t, filepath.Join(t.TempDir(), "none.toml"), "name = \"n\"\nbenchmark = \"sendrecv\"\n[[expect]]\nwhere = { benchmark = \"sendrecv\" }\nmin = 1\n")
+	if code, stdout, _ := efaxx(t, "--db", db, "check", "--expect", none, "synth"); code != 1 || !strings.Contains(stdout, "no run or size matched") {
+		t.Errorf("efaxx check of an expectation nothing matches = %d, want 1\n%s", code, stdout)
+	}
+	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.toml"), "name = \"n\"\nbenchmark = \"write\"\n[[expect]]\nmin = \"x\"\n")
+	if code, _, stderr := efaxx(t, "--db", db, "check", "--expect", bad, "1"); code != 1 || !strings.Contains(stderr, bad+":4: expect[1].min: want number, got string") {
+		t.Errorf("efaxx check --expect bad.toml = %d, stderr %q; want 1 naming the line", code, stderr)
+	}
+}

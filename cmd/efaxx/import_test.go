@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"efaxx/results/synth"
+)
+
+func TestImportBaselineAndCompare(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "w", Ranks: 4, Sizes: []uint64{1 << 20, 64 << 20}, Noise: 0.01})
+	code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5")
+	if code != 0 || !strings.Contains(stdout, "baseline libefaxx-p5: stored, 31 series") {
+		t.Fatalf("efaxx import baseline libefaxx-p5 = %d\n%s%s", code, stdout, stderr)
+	}
+	if _, stdout, _ := efaxx(t, "--db", db, "import", "baseline", "../../results/baselines/libefaxx-p5.toml"); !strings.Contains(stdout, "unchanged") {
+		t.Errorf("importing the same file again: %s, want unchanged", stdout)
+	}
+	// A synth run on a 100 Gbps link, 5 us per write: 94 Gbps at 1 MiB and
+	// 99.9 at 64 MiB, beside SingleDMA's 64.23 and 96.59.
+	code, stdout, stderr = efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "SingleDMA", "1")
+	if code != 0 {
+		t.Fatalf("efaxx compare --baseline = %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"one buffer of size bytes written per iteration", "experiments/write/README.md at a86dbc4e",
+		"SingleDMA  libefaxx_gbps   1MiB", "64.230", "96.590", "better"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("efaxx compare --baseline output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "nope", "1"); code != 2 || !strings.Contains(stderr, "efaxx import baseline nope") {
+		t.Errorf("efaxx compare --baseline nope = %d, %q; want 2 with a hint", code, stderr)
+	}
+}
+
+func TestImportNCCLTests(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "test.db")
+	dir := "../../results/nccltests/testdata/"
+	code, stdout, stderr := efaxx(t, "--db", db, "import", "nccl-tests", dir+"all_reduce_16.txt", dir+"all_gather.json")
+	if code != 0 || strings.Count(stdout, " new: ") != 4 || !strings.Contains(stdout, "nccl:all_reduce out-of-place float sum, 25 sizes, ok") {
+		t.Fatalf("efaxx import nccl-tests = %d\n%s%s", code, stdout, stderr)
+	}
+	if got := runIDs(t, db, "--benchmark", "nccl:all_reduce", "--param", "placement=in-place", "--host", "p5-node-02"); len(got) != 1 {
+		t.Errorf("imported in-place all_reduce runs on p5-node-02 = %v, want one", got)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "import", "nccl-tests", dir+"alltoall_per_iter.txt")
+	if code != 1 || !strings.Contains(stdout, "failed: nccl-tests data check: 3 wrong elements at size 1048576") {
+		t.Errorf("import of a failed data check = %d, want 1\n%s", code, stdout)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.log")
+	text, err := os.ReadFile(dir + "all_reduce_16.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(text), "  175.76  ", "  1.7e+02x ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", bad); code != 1 || !strings.Contains(stderr, bad+":52: algbw \"1.7e+02x\"") {
+		t.Errorf("import of a bad file = %d, %q; want 1 naming line 52", code, stderr)
+	}
+}

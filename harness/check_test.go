@@ -1,0 +1,74 @@
+package harness_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/results/synth"
+)
+
+func TestCheck(t *testing.T) {
+	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// A 100 Gbps link with 5 us per iteration: 4 KiB moves at about 6 Gbps,
+	// 64 MiB at about 99.9.
+	run := &synth.Run{UID: "r", Ranks: 4, Sizes: []uint64{4096, 64 << 20}, Params: map[string]any{"provider": "shm"}}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := run.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Ingest(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := harness.Parse("c.toml", []byte(`name = "c"
+benchmark = "write"
+[[expect]]
+name  = "line rate"
+where = { size = ">= 1MiB" }
+min   = 95
+[[expect]]
+name  = "small messages"
+where = { provider = "shm", size = "<= 1MiB" }
+stat  = "min"
+min   = 50
+[[expect]]
+name  = "efa"
+where = { provider = "efa" }
+min   = 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.Runs(t.Context(), results.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := harness.Check(t.Context(), db, s.Expects, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name    string
+		size    uint64
+		pass    bool
+		missing bool
+	}{{"line rate", 64 << 20, true, false}, {"small messages", 4096, false, false}, {"efa", 0, false, true}}
+	if len(rows) != len(want) {
+		t.Fatalf("Check = %d rows %+v, want %d", len(rows), rows, len(want))
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Expect.Name != w.name || r.Size != w.size || r.Pass != w.pass || r.Missing != w.missing {
+			t.Errorf("row %d = %s at %d, pass %v, missing %v (value %v); want %s at %d, pass %v, missing %v",
+				i, r.Expect.Name, r.Size, r.Pass, r.Missing, r.Value, w.name, w.size, w.pass, w.missing)
+		}
+	}
+	if v := rows[0].Value; v < 99 || v > 100 {
+		t.Errorf("median gbps at 64 MiB = %v, want about 99.9", v)
+	}
+}

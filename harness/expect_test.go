@@ -1,0 +1,168 @@
+package harness_test
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"efaxx/harness"
+)
+
+const expectSweep = `name = "accept"
+benchmark = ["write", "sendrecv"]
+
+[params]
+provider = ["efa", "tcp"]
+
+[[expect]]
+name   = "one EFA at line rate"
+where  = { benchmark = "write", provider = "efa", rails = 1, size = ">= 64MiB" }
+min    = 95
+
+[[expect]]
+where     = { benchmark = "sendrecv", size = "4KiB..64KiB", chunk = "1MiB" }
+metric    = "lat_us"
+stat      = "p99"
+ref       = 20
+tolerance = "10%"
+
+[[expect]]
+where = { provider = ["efa", "tcp"], size = 4096 }
+max   = 400
+min   = 0.5
+`
+
+func TestParseExpects(t *testing.T) {
+	s, err := harness.Parse("accept.toml", []byte(expectSweep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Expects) != 3 {
+		t.Fatalf("Expects = %+v, want 3", s.Expects)
+	}
+	inf := math.Inf(1)
+	tests := []struct {
+		got                       harness.Expect
+		name, metric, stat, bound string
+		line                      int
+		lo, hi                    float64
+		where                     harness.Where
+	}{
+		{s.Expects[0], "one EFA at line rate", "gbps", "median", ">= 95", 8, 95, inf, harness.Where{
+			Benchmarks: []string{"write"}, Params: map[string][]any{"provider": {"efa"}, "rails": {1}},
+			Sizes: []harness.SizeCond{{Op: ">=", Size: 64 << 20}}}},
+		{s.Expects[1], "", "lat_us", "p99", "<= 20 + 10%", 13, math.Inf(-1), 22, harness.Where{
+			Benchmarks: []string{"sendrecv"}, Params: map[string][]any{"chunk": {uint64(1 << 20)}},
+			Sizes: []harness.SizeCond{{Op: ">=", Size: 4096}, {Op: "<=", Size: 65536}}}},
+		{s.Expects[2], "", "gbps", "median", ">= 0.5, <= 400", 20, 0.5, 400, harness.Where{
+			Params: map[string][]any{"provider": {"efa", "tcp"}}, Sizes: []harness.SizeCond{{Op: "==", Size: 4096}}}},
+	}
+	for i, tt := range tests {
+		g := tt.got
+		if g.Name != tt.name || g.Metric.Name != tt.metric || g.Stat != tt.stat || g.Bound != tt.bound ||
+			g.Line != tt.line || g.File != "accept.toml" || math.Abs(g.Lo-tt.lo) > 1e-12 || math.Abs(g.Hi-tt.hi) > 1e-12 ||
+			!reflect.DeepEqual(g.Where, tt.where) {
+			t.Errorf("expect %d = %+v, want name %q metric %s stat %s bound %q line %d [%v, %v] where %+v",
+				i, g, tt.name, tt.metric, tt.stat, tt.bound, tt.line, tt.lo, tt.hi, tt.where)
+		}
+	}
+}
+
+func TestWhereMatches(t *testing.T) {
+	s, err := harness.Parse("accept.toml", []byte(expectSweep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Params as a stored run decodes them from JSON: numbers are float64.
+	efa := map[string]any{"provider": "efa", "chunk": float64(1 << 20), "ranks": 2.0, "rails": 1.0}
+	tests := []struct {
+		expect    int
+		benchmark string
+		params    map[string]any
+		size      uint64
+		want      bool
+	}{
+		{0, "write", efa, 64 << 20, true},
+		{0, "write", efa, 32 << 20, false},
+		{0, "sendrecv", efa, 64 << 20, false},
+		{0, "write", map[string]any{"provider": "tcp"}, 64 << 20, false},
+		{0, "write", map[string]any{"provider": "efa", "rails": 4.0}, 64 << 20, false},
+		{0, "write", map[string]any{}, 64 << 20, false}, // a run without the param does not match it
+		{1, "sendrecv", efa, 8192, true},
+		{1, "sendrecv", map[string]any{"chunk": 65536.0}, 8192, false},
+		{1, "sendrecv", efa, 128 << 10, false},
+		{2, "anything", map[string]any{"provider": "tcp"}, 4096, true},
+	}
+	for _, tt := range tests {
+		if got := s.Expects[tt.expect].Where.Matches(tt.benchmark, tt.params, tt.size); got != tt.want {
+			t.Errorf("expect %d Matches(%s, %v, %d) = %v, want %v", tt.expect, tt.benchmark, tt.params, tt.size, got, tt.want)
+		}
+	}
+}
+
+func TestParseExpectErrors(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+		wantErr          error
+	}{
+		{"unknown key", "[[expect]]\nwhere = {}\nmn = 95\n",
+			"x.toml:4: expect[1]: missing required key: min, max or ref (with a tolerance)\n" +
+				`x.toml:5: expect[1].mn: unknown key (did you mean "min"?)`, harness.ErrUnknownKey},
+		{"no bound", "[[expect]]\nwhere = { benchmark = \"write\" }\n",
+			"x.toml:4: expect[1]: missing required key: min, max or ref (with a tolerance)", harness.ErrMissingKey},
+		{"unknown where key", "[[expect]]\nwhere = { rail = 1 }\nmin = 1\n",
+			`x.toml:4: expect[1].where.rail: unknown key (did you mean "rails"?)`, harness.ErrUnknownKey},
+		{"typo in where", "[[expect]]\nwhere = { provder = \"efa\" }\nmin = 1\n",
+			`x.toml:4: expect[1].where.provder: unknown key (did you mean "provider"?)`, harness.ErrUnknownKey},
+		{"bad benchmark", "[[expect]]\nwhere = { benchmark = \"wrte\" }\nmin = 1\n",
+			`x.toml:4: expect[1].where.benchmark: unknown benchmark "wrte" (did you mean "write"?); known: sendrecv, write, all2all, ipc, queue`, harness.ErrValue},
+		{"bad size", "[[expect]]\nwhere = { size = \">= 64MB\" }\nmin = 1\n",
+			`x.toml:4: expect[1].where.size: size "64MB": unit "MB" is ambiguous (1000 or 1024?): write "64MiB", or a number of bytes`, harness.ErrSize},
+		{"bad metric", "[[expect]]\nmetric = \"bw\"\nmin = 1\n",
+			`x.toml:4: expect[1].metric: metric "bw": unknown metric; known: gbps, lat_us, lat_p99_us, iter_us, libefaxx_gbps, dir_gbps, pct_link, algbw, busbw`, harness.ErrValue},
+		{"ref without tolerance", "[[expect]]\nref = 97\n",
+			"x.toml:4: expect[1].ref: missing required key: a ref needs a tolerance, like tolerance = \"3%\"", harness.ErrMissingKey},
+		{"bad tolerance", "[[expect]]\nref = 97\ntolerance = \"3\"\n",
+			`x.toml:5: expect[1].tolerance: tolerance "3": want a percentage like "3%" (0 to 100) or a number`, harness.ErrValue},
+		{"empty band", "[[expect]]\nmin = 10\nmax = 5\n",
+			"x.toml:5: expect[1].max: the bounds leave no value: at least 10 and at most 5", harness.ErrValue},
+		{"string bound", "[[expect]]\nmin = \"95\"\n",
+			"x.toml:4: expect[1].min: want number, got string", harness.ErrType},
+		{"table, not array", "[expect]\nmin = 1\n",
+			"x.toml:3: expect: want an array of tables ([[expect]]), got table", harness.ErrType},
+		{"second table", "[[expect]]\nmin = 1\n[[expect]]\nstat = \"p50\"\nmin = 1\n",
+			`x.toml:6: expect[2].stat: unknown stat "p50"; known: median, min, max, mean, p99`, harness.ErrValue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := harness.Parse("x.toml", []byte(head+tt.text))
+			if err == nil || err.Error() != tt.want || !errors.Is(err, tt.wantErr) {
+				t.Errorf("Parse error =\n%v\nwant\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseExpectErrors_Lines checks that errors in the second and third
+// tables of [[expect]] name their own lines: the toml package keeps one
+// position per dotted key, which the tables of an array share.
+func TestParseExpectErrors_Lines(t *testing.T) {
+	text := head + `[[expect]]
+where = { size = "4KiB" }
+min = 1
+
+[[expect]]
+where = { size = "4 parsecs" }
+min = 1
+
+[[expect]]
+where.provider = "efa"
+max = "2"
+`
+	want := "x.toml:8: expect[2].where.size: size \"4 parsecs\": unknown unit \"parsecs\": want B, KiB, MiB, GiB or TiB\n" +
+		"x.toml:13: expect[3].max: want number, got string"
+	if _, err := harness.Parse("x.toml", []byte(text)); err == nil || err.Error() != want {
+		t.Errorf("Parse error =\n%v\nwant\n%s", err, want)
+	}
+}

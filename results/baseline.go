@@ -1,0 +1,257 @@
+package results
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrBaselineNotFound is returned, wrapped with the name, for a baseline
+// that is not imported.
+var ErrBaselineNotFound = errors.New("results: baseline not imported")
+
+// Baseline is a set of published numbers with their provenance, as a
+// baseline file (results/baselines/*.toml) holds them.
+type Baseline struct {
+	Name        string
+	Description string
+	Repository  string // where the numbers were published
+	Transcribed string // when they were copied into the file
+	Text        []byte // the file, stored as is
+	Series      []BaselineSeries
+}
+
+// BaselineSeries is one benchmark, variant and metric of a baseline.
+type BaselineSeries struct {
+	Benchmark   string `json:"benchmark"`
+	Variant     string `json:"variant"`
+	Metric      string `json:"metric"` // a metric name; one efaxx does not define is stored but never compared
+	File        string `json:"file"`   // the published file, and
+	Commit      string `json:"commit"` // the revision it was read at
+	Setup       string `json:"setup"`
+	Denominator string `json:"denominator"` // what the number divides by, against efaxx's metric
+	Note        string `json:"note,omitempty"`
+
+	Values map[uint64]float64 `json:"-"` // size in bytes → value in the metric's unit
+}
+
+// ImportBaseline stores b, replacing a baseline of the same name, in one
+// transaction. It reports false when the same text was imported already.
+func (db *DB) ImportBaseline(ctx context.Context, b *Baseline) (bool, error) {
+	sum := sha256.Sum256(b.Text)
+	hash := hex.EncodeToString(sum[:])
+	tx, err := beginWrite(ctx, db.db)
+	if err != nil {
+		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
+	}
+	defer tx.Rollback()
+	var old string
+	err = tx.QueryRowContext(ctx, `SELECT hash FROM baselines WHERE name = ?`, b.Name).Scan(&old)
+	switch {
+	case err == nil && old == hash:
+		return false, nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
+	}
+	if err := insertBaseline(ctx, tx, b, hash, db.Now().UnixNano()); err != nil {
+		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
+	}
+	return true, nil
+}
+
+// insertBaseline replaces the baseline of b's name with b within tx.
+func insertBaseline(ctx context.Context, tx *sql.Tx, b *Baseline, hash string, now int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM baselines WHERE name = ?`, b.Name); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO baselines (name, description, repository, transcribed, hash, text, imported_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		b.Name, b.Description, b.Repository, b.Transcribed, hash, string(b.Text), now)
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	for _, s := range b.Series {
+		if err := insertSeries(ctx, tx, id, s); err != nil {
+			return fmt.Errorf("series %s %s %s: %w", s.Benchmark, s.Variant, s.Metric, err)
+		}
+	}
+	return nil
+}
+
+// insertSeries stores s in baseline id.
+func insertSeries(ctx context.Context, tx *sql.Tx, id int64, s BaselineSeries) error {
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO baseline_series (baseline_id, benchmark, variant, metric, file, revision, setup, denominator, note)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, s.Benchmark, s.Variant, s.Metric, s.File, s.Commit, s.Setup, s.Denominator, s.Note)
+	if err != nil {
+		return err
+	}
+	sid, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	for size, v := range s.Values {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO baseline_values (series_id, size, value) VALUES (?, ?, ?)`,
+			sid, int64(size), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baselineSeries reads the series of the baseline called name, values
+// included, in benchmark, variant and metric order.
+func (db *DB) baselineSeries(ctx context.Context, name string) (string, []BaselineSeries, error) {
+	var id int64
+	var desc string
+	err := db.db.QueryRowContext(ctx, `SELECT id, description FROM baselines WHERE name = ?`, name).Scan(&id, &desc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, fmt.Errorf("baseline %q: %w", name, ErrBaselineNotFound)
+	} else if err != nil {
+		return "", nil, fmt.Errorf("baseline %q: %w", name, err)
+	}
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT s.benchmark, s.variant, s.metric, s.file, s.revision, s.setup, s.denominator, s.note, v.size, v.value
+		FROM baseline_series s JOIN baseline_values v ON v.series_id = s.id
+		WHERE s.baseline_id = ?
+		ORDER BY s.benchmark, s.variant, s.metric, v.size`, id)
+	if err != nil {
+		return "", nil, fmt.Errorf("baseline %q: %w", name, err)
+	}
+	defer rows.Close()
+	var out []BaselineSeries
+	for rows.Next() {
+		var s BaselineSeries
+		var size int64
+		var v float64
+		if err := rows.Scan(&s.Benchmark, &s.Variant, &s.Metric, &s.File, &s.Commit, &s.Setup,
+			&s.Denominator, &s.Note, &size, &v); err != nil {
+			return "", nil, fmt.Errorf("baseline %q: %w", name, err)
+		}
+		if n := len(out); n == 0 || out[n-1].Benchmark != s.Benchmark || out[n-1].Variant != s.Variant || out[n-1].Metric != s.Metric {
+			s.Values = map[uint64]float64{}
+			out = append(out, s)
+		}
+		out[len(out)-1].Values[uint64(size)] = v
+	}
+	return desc, out, rows.Err()
+}
+
+// BaselineCompare puts the runs a filter selects beside a baseline: per
+// series whose metric efaxx derives and whose benchmark the runs have, per
+// size both have.
+type BaselineCompare struct {
+	Baseline  string
+	Runs      RunFilter
+	Variants  []string // only these variants; nil for all
+	Threshold float64  // see Compare; 0.05 when 0
+	Bootstrap Bootstrap
+}
+
+// BaselineRow is one size of one series beside the runs.
+type BaselineRow struct {
+	Series   *BaselineSeries `json:"-"`
+	Variant  string          `json:"variant"`
+	Metric   string          `json:"metric"`
+	Size     uint64          `json:"size"`
+	Baseline float64         `json:"baseline"`
+	Runs     SideStat        `json:"runs"`
+	Ratio    float64         `json:"ratio"`           // runs' median / baseline
+	Lo       *float64        `json:"ci_lo,omitempty"` // the bootstrap interval of Ratio, the baseline taken as exact;
+	Hi       *float64        `json:"ci_hi,omitempty"` // nil with a single run sample, which cannot be tested
+	Verdict  string          `json:"verdict"`
+}
+
+// BaselineComparison is what CompareBaseline returns.
+type BaselineComparison struct {
+	Name        string           `json:"baseline"`
+	Description string           `json:"description"`
+	Threshold   float64          `json:"threshold"`
+	Bootstrap   Bootstrap        `json:"bootstrap"`
+	Series      []BaselineSeries `json:"series"` // the series compared
+	Rows        []BaselineRow    `json:"rows"`
+	Skipped     []string         `json:"skipped"` // series not compared, and why
+}
+
+// CompareBaseline runs c. Every series is compared in its own metric, so
+// a run is judged in the baseline's unit and denominator.
+func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*BaselineComparison, error) {
+	desc, series, err := db.baselineSeries(ctx, c.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	cmp := Compare{Threshold: c.Threshold, Bootstrap: c.Bootstrap.defaults()}
+	if cmp.Threshold == 0 {
+		cmp.Threshold = defaultThreshold
+	}
+	out := &BaselineComparison{Name: c.Baseline, Description: desc, Threshold: cmp.Threshold, Bootstrap: cmp.Bootstrap}
+	for i := range series {
+		s := &series[i]
+		if c.Variants != nil && !slices.Contains(c.Variants, s.Variant) {
+			continue
+		}
+		rows, why, err := db.compareSeries(ctx, c.Runs, s, cmp, uint64(i))
+		if err != nil {
+			return nil, fmt.Errorf("compare with baseline %q: %w", c.Baseline, err)
+		}
+		if why != "" {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("%s %s %s: %s", s.Benchmark, s.Variant, s.Metric, why))
+			continue
+		}
+		out.Series = append(out.Series, *s)
+		out.Rows = append(out.Rows, rows...)
+	}
+	return out, nil
+}
+
+// compareSeries compares the runs of f with series s, or says why not.
+func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries, cmp Compare, stream uint64) ([]BaselineRow, string, error) {
+	m, err := LookupMetric(s.Metric)
+	if err != nil {
+		return nil, "efaxx does not derive this metric", nil
+	}
+	f.Benchmark = s.Benchmark
+	sides, err := db.loadSide(ctx, f, m, []string{})
+	if err != nil {
+		return nil, "", err
+	}
+	cmp.Metric = m
+	var rows []BaselineRow
+	for _, size := range sortedSizes(s.Values) {
+		runs, ok := sides[groupKey{benchmark: s.Benchmark, size: size}]
+		if !ok {
+			continue
+		}
+		r := cmp.judgeOne(groupKey{benchmark: s.Benchmark, size: size}, &side{values: []float64{s.Values[size]}},
+			runs, stream<<32|size&0xffffffff, nil)
+		rows = append(rows, BaselineRow{Series: s, Variant: s.Variant, Metric: s.Metric, Size: size,
+			Baseline: s.Values[size], Runs: r.B, Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, Verdict: r.Verdict})
+	}
+	if len(rows) == 0 {
+		return nil, "no selected run of this benchmark at any of its sizes", nil
+	}
+	return rows, "", nil
+}
+
+// sortedSizes returns the keys of values in order.
+func sortedSizes(values map[uint64]float64) []uint64 {
+	sizes := make([]uint64, 0, len(values))
+	for s := range values {
+		sizes = append(sizes, s)
+	}
+	slices.Sort(sizes)
+	return sizes
+}

@@ -1,0 +1,55 @@
+package results_test
+
+import (
+	"errors"
+	"testing"
+
+	"efaxx/results"
+	"efaxx/results/synth"
+)
+
+// testBaseline returns a baseline of write numbers against which a synth
+// run on its default 100 Gbps link is the same at 64 MiB (99.9 Gbps) and
+// half as fast at 4 KiB (6.15 Gbps).
+func testBaseline(text string) *results.Baseline {
+	return &results.Baseline{Name: "paper", Repository: "r", Text: []byte(text), Series: []results.BaselineSeries{
+		{Benchmark: "write", Variant: "Single", Metric: "libefaxx_gbps", File: "f", Commit: "c", Denominator: "d",
+			Values: map[uint64]float64{4096: 12.3, 64 << 20: 99.9, 1 << 30: 100}},
+		{Benchmark: "write", Variant: "RoundRobin", Metric: "libefaxx_aggregate_gbps", File: "f", Commit: "c", Denominator: "d",
+			Values: map[uint64]float64{4096: 30}},
+		{Benchmark: "sendrecv", Variant: "Device", Metric: "libefaxx_gbps", File: "f", Commit: "c", Denominator: "d",
+			Values: map[uint64]float64{4096: 3}},
+	}}
+}
+
+func TestCompareBaseline(t *testing.T) {
+	db := MustOpenDB(t)
+	if changed, err := db.ImportBaseline(t.Context(), testBaseline("v1")); err != nil || !changed {
+		t.Fatalf("ImportBaseline = %v, %v; want true", changed, err)
+	}
+	if changed, err := db.ImportBaseline(t.Context(), testBaseline("v1")); err != nil || changed {
+		t.Errorf("second ImportBaseline of the same text = %v, %v; want false", changed, err)
+	}
+	if changed, err := db.ImportBaseline(t.Context(), testBaseline("v2")); err != nil || !changed {
+		t.Errorf("ImportBaseline of a new text = %v, %v; want true", changed, err)
+	}
+	id := ingestSynth(t, db, &synth.Run{UID: "run", Ranks: 16, Sizes: []uint64{4096, 64 << 20}, Noise: 0.01})
+
+	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{IDs: []int64{id}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 2 || len(c.Skipped) != 2 || len(c.Series) != 1 {
+		t.Fatalf("comparison = %d rows, skipped %q, %d series; want 2 rows of one series, 2 skipped", len(c.Rows), c.Skipped, len(c.Series))
+	}
+	small, large := c.Rows[0], c.Rows[1]
+	if small.Size != 4096 || small.Verdict != results.VerdictRegression || small.Ratio > 0.55 || small.Runs.Samples != 16 {
+		t.Errorf("at 4KiB: %+v, want a regression to half", small)
+	}
+	if large.Size != 64<<20 || large.Verdict != results.VerdictSame || *large.Lo > 1 || *large.Hi < 1 {
+		t.Errorf("at 64MiB: %+v, want the same, its interval around 1", large)
+	}
+	if _, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "none"}); !errors.Is(err, results.ErrBaselineNotFound) {
+		t.Errorf("CompareBaseline(none) = %v, want ErrBaselineNotFound", err)
+	}
+}

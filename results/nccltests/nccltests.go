@@ -1,0 +1,110 @@
+// Package nccltests reads the output of NVIDIA's nccl-tests (all_reduce_perf
+// and its siblings): the text table they print and the JSON file -J writes,
+// as laid out by nccl-tests' src/util.cu. efaxx import nccl-tests stores what
+// it reads as runs, so that these results join efaxx's queries and figures.
+package nccltests
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrFormat matches every error about a file that is not nccl-tests output.
+var ErrFormat = errors.New("not nccl-tests output")
+
+// Result is one nccl-tests output file.
+type Result struct {
+	Program     string   // the test binary, as "all_reduce_perf"; "" when the file does not say
+	Version     string   // nccl-tests version; "" when the file does not say
+	NCCLVersion int      // NCCL's version code; 0 when the file does not say
+	Args        []string // the command line (JSON only)
+	Start       string   // start time as written, local time (JSON only)
+	Iterations  int      // timed iterations per size; 0 when the file does not say
+	Devices     []Device
+	Rows        []Row
+	Wrong       int     // the "Out of bounds values" count
+	AvgBusBw    float64 // the "Avg bus bandwidth", GB/s
+}
+
+// Collective returns the collective the file measured: the program name
+// without its "_perf" suffix, such as "all_reduce".
+func (r *Result) Collective() string { return strings.TrimSuffix(r.Program, "_perf") }
+
+// Device is one "#  Rank N Group G Pid P on HOST device D [BUS] NAME" line.
+type Device struct {
+	Rank, Group, Pid, Device int
+	Host, Bus, Name          string
+}
+
+// Row is one message size: the preamble columns and the measurements out
+// of place and in place, either nil when the test did not run it.
+type Row struct {
+	Line        int // 1-based line (text) or the line of the entry (JSON)
+	Size, Count uint64
+	Type, Redop string
+	Root        int
+	Iterations  int // actual iterations (JSON); 0 when the file does not say
+	OutOfPlace  *Measure
+	InPlace     *Measure
+}
+
+// Measure is one placement of one size.
+type Measure struct {
+	TimeUs float64  // mean time of one operation, us
+	AlgBw  float64  // algorithm bandwidth, GB/s: bytes / time
+	BusBw  float64  // bus bandwidth, GB/s: AlgBw times the collective's factor
+	Wrong  *float64 // elements that failed the data check; nil when not checked
+
+	// Per-iteration times in us, printed with -R (per-iteration timing);
+	// nil otherwise. P50 is in the JSON only.
+	Min, Max, P99, P50 *float64
+}
+
+// LineError is a problem at one line of a file.
+type LineError struct {
+	File string
+	Line int // 0 for the file as a whole
+	Msg  string
+}
+
+// Error returns "file:line: msg".
+func (e *LineError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// Unwrap returns ErrFormat.
+func (e *LineError) Unwrap() error { return ErrFormat }
+
+// Errors is every problem found in one file, in line order.
+type Errors []*LineError
+
+// Error returns the problems one per line.
+func (l Errors) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns the problems, so that errors.Is finds ErrFormat.
+func (l Errors) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// Parse reads a file of either form: JSON when its first non-blank byte
+// is '{', the text table otherwise. An invalid file gives Errors.
+func Parse(file string, data []byte) (*Result, error) {
+	if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "{") {
+		return ParseJSON(file, data)
+	}
+	return ParseText(file, data)
+}
