@@ -33,6 +33,14 @@ type Sweep struct {
 	Benchmarks  []string // the benchmark key, as a list
 	Text        []byte   // the file's bytes, as read
 	Hash        string   // hex SHA-256 of Text, as sha256sum prints it
+	Resources   Resources
+
+	// ranksPerNode, when not 0, makes each point's ranks nodes × it: the
+	// file gives [slurm] ntasks_per_node and no ranks.
+	ranksPerNode int
+
+	// slurmTables is set when the file has a [slurm] or [container] table.
+	slurmTables bool
 
 	// values holds the resolved values of each param of axes(), in the
 	// same order; a param that is not a list has one value.
@@ -62,7 +70,7 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	if err != nil {
 		return nil, ErrorList{syntaxError(file, err)}
 	}
-	d := &decoder{file: file, doc: doc, values: make(map[*param][]any)}
+	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), lines: make(map[string]int)}
 	d.top(top)
 	d.resolve(s)
 	if len(d.errs) > 0 {
@@ -92,12 +100,15 @@ func syntaxError(file string, err error) *SweepError {
 
 // decoder validates the keys of one sweep file and collects every error.
 type decoder struct {
-	file   string
-	doc    *document
-	name   string
-	desc   string
-	values map[*param][]any // values of the params the file sets
-	errs   ErrorList
+	file        string
+	doc         *document
+	name        string
+	desc        string
+	values      map[*param][]any // values of the params the file sets
+	res         Resources        // the [slurm] and [container] tables
+	slurmTables bool             // the file has either
+	lines       map[string]int   // line of each key decoded, by dotted path
+	errs        ErrorList
 }
 
 // fail records err against the key of e.
@@ -115,6 +126,8 @@ var topKeys = []struct {
 	{"description", false, (*decoder).decodeDescription},
 	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
 	{"params", false, (*decoder).decodeParams},
+	{"slurm", false, (*decoder).decodeSlurm},
+	{"container", false, (*decoder).decodeContainer},
 }
 
 // top decodes the top-level table and reports missing required keys.
@@ -171,19 +184,20 @@ func (d *decoder) decodeParams(e entry) {
 		d.fail(e, typeError("table", e.value))
 		return
 	}
-	names := paramNames()
+	names := paramNames("")
 	for _, c := range d.doc.children(e) {
-		i := slices.Index(names, c.name())
-		if i < 0 {
+		p := paramOf("", c.name())
+		if p == nil {
 			d.fail(c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), names)))
 			continue
 		}
-		d.decodeParam(params[i], c)
+		d.decodeParam(p, c)
 	}
 }
 
 // decodeParam reads the value of p from e.
 func (d *decoder) decodeParam(p *param, e entry) {
+	d.lines[e.key.String()] = e.line
 	vals, errs := p.values(e.value)
 	for _, err := range errs {
 		d.fail(e, err)
@@ -210,7 +224,32 @@ func (d *decoder) resolve(s *Sweep) {
 	for _, b := range s.values[0] {
 		s.Benchmarks = append(s.Benchmarks, b.(string))
 	}
+	d.resolveResources(s)
 	if n := s.count(); n > MaxPoints {
 		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
 	}
 }
+
+// resolveResources fills s.Resources and checks that every point's ranks
+// fit its nodes.
+func (d *decoder) resolveResources(s *Sweep) {
+	s.Resources, s.slurmTables = d.res, d.slurmTables
+	if s.Resources.MPI == "" {
+		s.Resources.MPI = defaultMPI
+	}
+	ranks, nodes := paramOf("", "ranks"), paramOf("slurm", "nodes")
+	_, ranksSet := d.values[ranks]
+	if d.res.NTasksPerNode > 0 && !ranksSet {
+		s.ranksPerNode = d.res.NTasksPerNode
+	}
+	d.checkShape(s.valuesOf(ranks), s.valuesOf(nodes), ranksSet)
+}
+
+// valuesOf returns the resolved values of p.
+func (s *Sweep) valuesOf(p *param) []any {
+	return s.values[slices.Index(axes(), p)]
+}
+
+// HasSlurmTables reports whether the sweep file has a [slurm] or a
+// [container] table: it is meant for Slurm.
+func (s *Sweep) HasSlurmTables() bool { return s.slurmTables }

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -182,3 +183,14 @@ func joinSizes(sizes []uint64, format func(uint64) string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// checkNIC accepts a network interface or libfabric domain name ("nic0",
+// "lo", "rdmap16s27-rdm"), or "" for the provider's choice.
+func checkNIC(s string) error {
+	if s == "" || validNIC.MatchString(s) {
+		return nil
+	}
+	return mark(ErrValue, "nic %q: want an interface or libfabric domain name (letters, digits, '.', '_', ':', '-')", s)
+}
+
+var validNIC = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`)
