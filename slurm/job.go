@@ -82,7 +82,7 @@ func (j *Job) Validate() error {
 	if len(j.Steps) == 0 {
 		return errors.New("job has no steps")
 	}
-	if err := checkDir("job directory", j.Dir); err != nil {
+	if err := CheckDir("job directory", j.Dir); err != nil {
 		return err
 	}
 	if err := CheckSbatchValue("job name", j.Name); err != nil {
@@ -109,9 +109,9 @@ func (j *Job) Validate() error {
 	return nil
 }
 
-// checkDir accepts an absolute path that Slurm's output file patterns and
+// CheckDir accepts an absolute path that Slurm's output file patterns and
 // a script line can carry.
-func checkDir(what, dir string) error {
+func CheckDir(what, dir string) error {
 	if err := CheckSbatchValue(what, dir); err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (e EnvVar) validate() error {
 }
 
 func (s *Step) validate() error {
-	if err := checkDir("step directory", s.Dir); err != nil {
+	if err := CheckDir("step directory", s.Dir); err != nil {
 		return err
 	}
 	if err := CheckValue("step name", s.Name); err != nil {

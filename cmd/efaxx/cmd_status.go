@@ -13,6 +13,7 @@ import (
 	"efaxx/harness"
 	"efaxx/results"
 	"efaxx/results/record"
+	"efaxx/slurm"
 )
 
 func newStatusCommand() *cli.Command {
@@ -156,7 +157,7 @@ func writeStatus(w io.Writer, format string, views []harness.JobView) error {
 	steps := &table{header: []string{"JOB", "STEP", "POINT", "STATUS", "RUN", "SAMPLES", "NODES", "REASON"}}
 	for _, v := range views {
 		j := v.Job
-		jobs.add(j.JobID, j.Sweep, j.Session, j.Shape, j.State, dash(j.Source), dash(j.NodeList), countList(v.Counts()), dash(j.Reason))
+		jobs.add(j.JobID, j.Sweep, j.Session, j.Shape, j.State, dash(j.Source), dash(j.NodeList), countList(v.Counts()), dash(jobReason(j)))
 		for _, s := range v.Steps {
 			steps.add(stepRow(j, s)...)
 		}
@@ -172,6 +173,13 @@ func writeStatus(w io.Writer, format string, views []harness.JobView) error {
 	}
 	fmt.Fprintln(w)
 	return writeTable(w, format, steps)
+}
+
+// jobReason says why a job is in its state, as Slurm says it: "exit code
+// 1:0, NonZeroExitCode", "by 0", "Resources".
+func jobReason(j results.Job) string {
+	js := slurm.JobState{State: slurm.State(j.State), Reason: j.Reason, ExitCode: j.ExitCode}
+	return strings.Trim(strings.TrimPrefix(js.Describe(), j.State), " ()")
 }
 
 func stepRow(j results.Job, s harness.StepView) []string {
