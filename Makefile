@@ -60,3 +60,14 @@ testbed-down:
 
 clean:
 	rm -rf bin $(OUT) efaxx-runs
+
+# The CUDA plugin, where nvcc exists: sm_90 code plus PTX for newer GPUs.
+NVCC      ?= nvcc
+CUDA_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
+
+.PHONY: kernels
+kernels: bin/libefaxx_cuda.so
+
+bin/libefaxx_cuda.so: kernels/efaxx_cuda.cu kernels/efaxx_cuda.h kernels/ring.h
+	@mkdir -p bin
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC,-Wall -shared $(CUDA_GENCODE) -o $@ kernels/efaxx_cuda.cu

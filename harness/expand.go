@@ -23,6 +23,12 @@ type Point struct {
 	Timeout    time.Duration // bound on every wait in the runner
 	Chunk      uint64        // bytes per fabric operation
 	Window     int           // operations in flight per endpoint
+	Launch     string        // ipc: the copy kernel's grid x block ("128x256"), or "auto"
+	Direction  string        // ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)
+	Cells      string        // queue: where the ring's cells live: pinned, managed, device, or host (cpu producers)
+	Mode       string        // queue: nbi (one wait at the end) or blocking (a wait per command)
+	Producer   string        // queue: gpu, or cpu (the ring's host build, no GPU needed)
+	Producers  int           // queue: threads pushing commands
 	Hash       string        // content hash of the resolved point: see Points
 
 	// varying names the params that take several values in the sweep, in
@@ -95,7 +101,7 @@ func (s *Sweep) varying() []string {
 func (p Point) Params() map[string]any {
 	m := make(map[string]any, len(params))
 	for _, q := range params {
-		if !q.inner {
+		if !q.inner && q.appliesTo(p.Benchmark) {
 			m[q.name] = jsonOf(q.field.get(&p))
 		}
 	}
@@ -110,7 +116,7 @@ func (p Point) Label() string {
 	b.WriteString(p.Benchmark)
 	for _, name := range p.varying {
 		for _, q := range params {
-			if q.name == name {
+			if q.name == name && q.appliesTo(p.Benchmark) {
 				b.WriteString(" " + name + "=" + labelOf(q.field.get(&p)))
 			}
 		}
@@ -139,7 +145,8 @@ func labelOf(v any) string {
 func (p Point) RunnerArgs() []string {
 	var args []string
 	for _, q := range axes() {
-		if v := argOf(q.field.get(&p)); q.flag != "" && v != "" { // "": the runner's default
+		v := argOf(q.field.get(&p))
+		if q.flag != "" && v != "" && q.appliesTo(p.Benchmark) { // "": the runner's default
 			args = append(args, q.flag, v)
 		}
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -17,8 +18,9 @@ type param struct {
 	// string stands for a list. Inner params are left out of Point.Params.
 	inner bool
 
-	flag  string // efaxx-runner flag; "" when the launcher, not the runner, takes it
-	field field  // the Point field that holds the value
+	flag  string   // efaxx-runner flag; "" when the launcher, not the runner, takes it
+	field field    // the Point field that holds the value
+	only  []string // the benchmarks the param applies to; nil for all
 
 	// table is the table of the sweep file that holds the key: "" for
 	// [params], "slurm" for [slurm] (the launcher's, such as nodes).
@@ -30,12 +32,13 @@ type param struct {
 // here and a new field in Point.
 var params = []*param{
 	{name: "provider", def: "auto", read: readString(oneOf("provider", "auto", "shm", "tcp", "efa")),
+		only: []string{"sendrecv", "write"},
 		flag: "--provider", field: bind(func(p *Point) *string { return &p.Provider })},
-	{name: "ranks", def: int64(2), read: readInt(2, 65536),
+	{name: "ranks", def: int64(2), read: readInt(1, 65536),
 		field: bind(func(p *Point) *int { return &p.Ranks })},
 	{name: "nodes", table: "slurm", def: int64(1), read: readInt(1, 65536),
 		field: bind(func(p *Point) *int { return &p.Nodes })},
-	{name: "nic", def: "", read: readString(checkNIC),
+	{name: "nic", def: "", read: readString(checkNIC), only: []string{"sendrecv", "write"},
 		flag: "--nic", field: bind(func(p *Point) *string { return &p.NIC })},
 	{name: "sizes", def: "4KiB..4MiB", read: readSize, inner: true,
 		flag: "--sizes", field: bind(func(p *Point) *[]uint64 { return &p.Sizes })},
@@ -45,10 +48,22 @@ var params = []*param{
 		flag: "--warmup", field: bind(func(p *Point) *int { return &p.Warmup })},
 	{name: "timeout", def: "60s", read: readDuration(24 * time.Hour),
 		flag: "--timeout", field: bind(func(p *Point) *time.Duration { return &p.Timeout })},
-	{name: "chunk", def: "1MiB", read: readSize,
+	{name: "chunk", def: "1MiB", read: readSize, only: []string{"sendrecv", "write"},
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
-	{name: "window", def: int64(16), read: readInt(1, 4096),
+	{name: "window", def: int64(16), read: readInt(1, 4096), only: []string{"sendrecv", "write"},
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
+	{name: "launch", def: "auto", read: readString(checkLaunch), only: []string{"ipc"},
+		flag: "--launch", field: bind(func(p *Point) *string { return &p.Launch })},
+	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull")), only: []string{"ipc"},
+		flag: "--direction", field: bind(func(p *Point) *string { return &p.Direction })},
+	{name: "cells", def: "pinned", read: readString(oneOf("cells", "pinned", "managed", "device", "host")),
+		only: []string{"queue"}, flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
+	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")), only: []string{"queue"},
+		flag: "--mode", field: bind(func(p *Point) *string { return &p.Mode })},
+	{name: "producer", def: "gpu", read: readString(oneOf("producer", "gpu", "cpu")), only: []string{"queue"},
+		flag: "--producer", field: bind(func(p *Point) *string { return &p.Producer })},
+	{name: "producers", def: int64(1), read: readInt(1, 1<<20), only: []string{"queue"},
+		flag: "--producers", field: bind(func(p *Point) *int { return &p.Producers })},
 }
 
 // benchmarkParam is the top-level benchmark key. It reads like a param and is
@@ -57,6 +72,10 @@ var benchmarkParam = &param{
 	name: "benchmark", read: readString(oneOf("benchmark", benchmarks...)),
 	flag: "--benchmark", field: bind(func(p *Point) *string { return &p.Benchmark }),
 }
+
+// appliesTo reports whether p is a param of benchmark b. Params that do not
+// apply are left out of a point's params, hash and runner arguments.
+func (p *param) appliesTo(b string) bool { return p.only == nil || slices.Contains(p.only, b) }
 
 // axes returns every param that can be an axis, outermost first.
 func axes() []*param { return append([]*param{benchmarkParam}, params...) }

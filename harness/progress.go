@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,8 @@ import (
 )
 
 // progress reads a run directory while its ranks write it: how many ranks
-// have written their fingerprint, and how many sizes rank 0 has finished
-// (it writes one sample per peer and size).
+// have written their fingerprint, and how many sizes have samples in
+// rank 0's file (sizes change in order, each once).
 func progress(dir string, ranks int) (started, sizes int) {
 	for r := 0; r < ranks; r++ {
 		if fi, err := os.Stat(filepath.Join(dir, record.RankFile(r))); err == nil && fi.Size() > 0 {
@@ -20,11 +21,20 @@ func progress(dir string, ranks int) (started, sizes int) {
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, record.RankFile(0)))
-	if err != nil || ranks < 2 {
+	if err != nil {
 		return started, 0
 	}
-	samples := bytes.Count(data, []byte(`"type":"sample"`))
-	return started, samples / (ranks - 1)
+	seen := map[uint64]bool{}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var s struct {
+			Type string `json:"type"`
+			Size uint64 `json:"size"`
+		}
+		if json.Unmarshal(line, &s) == nil && s.Type == record.TypeSample {
+			seen[s.Size] = true
+		}
+	}
+	return started, len(seen)
 }
 
 // lastLines returns the last n non-empty lines of a text file, joined by

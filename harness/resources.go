@@ -385,13 +385,13 @@ func (d *decoder) checkShape(ranks, nodes []any, ranksSet bool) {
 }
 
 // shapeError records an error of the shape against the nodes key, or the
-// ranks key when nodes is not given.
+// ranks key when the file does not set nodes.
 func (d *decoder) shapeError(err error) {
-	key := "slurm.nodes"
-	if d.lines[key] == 0 {
-		key = "params.ranks"
+	p := paramNamed("nodes")
+	if _, set := d.entries[p]; !set {
+		p = paramNamed("ranks")
 	}
-	d.errs = append(d.errs, &SweepError{File: d.file, Line: d.lines[key], Key: key, Err: err})
+	d.failParam(p, err)
 }
 
 // mapKeys returns the keys of m, sorted.

@@ -70,7 +70,8 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	if err != nil {
 		return nil, ErrorList{syntaxError(file, err)}
 	}
-	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), lines: make(map[string]int)}
+	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]entry),
+		lines: make(map[string]int)}
 	d.top(top)
 	d.resolve(s)
 	if len(d.errs) > 0 {
@@ -105,9 +106,10 @@ type decoder struct {
 	name        string
 	desc        string
 	values      map[*param][]any // values of the params the file sets
+	entries     map[*param]entry // where the file sets them
 	res         Resources        // the [slurm] and [container] tables
 	slurmTables bool             // the file has either
-	lines       map[string]int   // line of each key decoded, by dotted path
+	lines       map[string]int   // line of each other key of [slurm], by dotted path
 	errs        ErrorList
 }
 
@@ -197,21 +199,23 @@ func (d *decoder) decodeParams(e entry) {
 
 // decodeParam reads the value of p from e.
 func (d *decoder) decodeParam(p *param, e entry) {
-	d.lines[e.key.String()] = e.line
 	vals, errs := p.values(e.value)
 	for _, err := range errs {
 		d.fail(e, err)
 	}
 	if errs == nil {
 		d.values[p] = vals
+		d.entries[p] = e
 	}
 }
 
-// resolve fills s from what the file set and the defaults, and checks the
-// size of the expansion. It does nothing once there are errors.
+// resolve fills s from what the file set and the defaults, checks what the
+// benchmarks need of the params and the size of the expansion. A param the
+// file got wrong takes its default here, so the checks still run and every
+// error is reported at once; s is used only when there are none.
 func (d *decoder) resolve(s *Sweep) {
-	if len(d.errs) > 0 {
-		return
+	if _, ok := d.values[benchmarkParam]; !ok {
+		return // missing or wrong: nothing to check the params against
 	}
 	s.Name, s.Description = d.name, d.desc
 	for _, p := range axes() {
@@ -224,9 +228,29 @@ func (d *decoder) resolve(s *Sweep) {
 	for _, b := range s.values[0] {
 		s.Benchmarks = append(s.Benchmarks, b.(string))
 	}
+	d.defaultRanks(s)
+	d.checkBenchmarks(s)
 	d.resolveResources(s)
 	if n := s.count(); n > MaxPoints {
 		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
+	}
+}
+
+// defaultRanks gives a sweep that leaves ranks unset the ranks its
+// benchmarks run on when they all run on one count (the queue: 1).
+func (d *decoder) defaultRanks(s *Sweep) {
+	if _, set := d.entries[paramNamed("ranks")]; set {
+		return
+	}
+	for _, b := range s.Benchmarks {
+		if r := rankRange[b]; r[1] != 1 {
+			return
+		}
+	}
+	for i, p := range axes() {
+		if p.name == "ranks" {
+			s.values[i] = []any{1}
+		}
 	}
 }
 
@@ -237,17 +261,11 @@ func (d *decoder) resolveResources(s *Sweep) {
 	if s.Resources.MPI == "" {
 		s.Resources.MPI = defaultMPI
 	}
-	ranks, nodes := paramOf("", "ranks"), paramOf("slurm", "nodes")
-	_, ranksSet := d.values[ranks]
+	_, ranksSet := d.values[paramNamed("ranks")]
 	if d.res.NTasksPerNode > 0 && !ranksSet {
 		s.ranksPerNode = d.res.NTasksPerNode
 	}
-	d.checkShape(s.valuesOf(ranks), s.valuesOf(nodes), ranksSet)
-}
-
-// valuesOf returns the resolved values of p.
-func (s *Sweep) valuesOf(p *param) []any {
-	return s.values[slices.Index(axes(), p)]
+	d.checkShape(s.valuesOf("ranks"), s.valuesOf("nodes"), ranksSet)
 }
 
 // HasSlurmTables reports whether the sweep file has a [slurm] or a

@@ -98,13 +98,13 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", "name = \"../x\"\nbenchmark = \"write\"\n",
 			`sweeps/x.toml:1: name: "../x" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit`},
 		{"unknown benchmark", "name = \"x\"\nbenchmark = \"wirte\"\n",
-			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write`},
+			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, ipc, queue`},
 		{"unknown benchmark in a list", "name = \"x\"\nbenchmark = [\"write\", \"alltoall\"]\n",
-			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall"; known: sendrecv, write`},
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall"; known: sendrecv, write, ipc, queue`},
 		{"unknown provider", head + "[params]\nprovider = \"verbs\"\n",
 			`sweeps/x.toml:4: params.provider: unknown provider "verbs"; known: auto, shm, tcp, efa`},
 		{"ranks too few", head + "[params]\nranks = 1\n",
-			"sweeps/x.toml:4: params.ranks: 1 is out of range: want 2..65536"},
+			"sweeps/x.toml:4: params.ranks: benchmark write runs on 2..65536 ranks, got 1"},
 		{"window too large", head + "[params]\nwindow = 4097\n",
 			"sweeps/x.toml:4: params.window: 4097 is out of range: want 1..4096"},
 		{"negative warmup", head + "[params]\nwarmup = -1\n",
@@ -172,8 +172,8 @@ func TestParseErrors(t *testing.T) {
 		{"dotted key in table", head + "[params]\nranks = 2\nsizes.min = 4\n",
 			"sweeps/x.toml:5: params.sizes: want size (like \"4KiB\" or 4096), got table"},
 		{"inline table", head + "params = { window = 0, ranks = 1 }\n",
-			"sweeps/x.toml:3: params.ranks: 1 is out of range: want 2..65536\n" +
-				"sweeps/x.toml:3: params.window: 0 is out of range: want 1..4096"},
+			"sweeps/x.toml:3: params.window: 0 is out of range: want 1..4096\n" +
+				"sweeps/x.toml:3: params.ranks: benchmark write runs on 2..65536 ranks, got 1"},
 		{"multi-line list", head + "[params]\nranks = 2\nsizes = [\n  \"4KiB\",\n  \"4KB\",\n]\n",
 			`sweeps/x.toml:5: params.sizes: item 2: size "4KB": unit "KB" is ambiguous (1000 or 1024?): write "4KiB", or a number of bytes`},
 		{"after a multi-line string", "description = \"\"\"\none\ntwo\n\"\"\"\n" + head + "ranks = 1\n",
@@ -192,7 +192,7 @@ sizes = "64MiB..4KiB"
 timeout = 60
 window = [1, 1]
 `, `sweeps/x.toml:2: name: "bad name" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit
-sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write
+sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, ipc, queue
 sweeps/x.toml:6: params.provider: empty list: the sweep would expand to no points
 sweeps/x.toml:7: params.ranks: want integer, got string
 sweeps/x.toml:8: params.sizez: unknown key (did you mean "sizes"?)
@@ -200,8 +200,7 @@ sweeps/x.toml:9: params.sizes: range "64MiB..4KiB": minimum is larger than maxim
 sweeps/x.toml:10: params.timeout: want duration (a string like "60s"), got integer
 sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 		{"every bad item reported", head + "[params]\nranks = [1, \"2\", 3, 3]\n",
-			"sweeps/x.toml:4: params.ranks: item 1: 1 is out of range: want 2..65536\n" +
-				"sweeps/x.toml:4: params.ranks: item 2: want integer, got string\n" +
+			"sweeps/x.toml:4: params.ranks: item 2: want integer, got string\n" +
 				"sweeps/x.toml:4: params.ranks: duplicate value 3 (items 3 and 4)"},
 
 		// Syntax errors stop the parse.
@@ -288,7 +287,7 @@ func TestParseErrorKinds(t *testing.T) {
 
 func TestSweepErrorWithoutFile(t *testing.T) {
 	_, err := harness.Parse("", []byte(head+"params.ranks = 1\n"))
-	if got, want := errText(err), "line 3: params.ranks: 1 is out of range: want 2..65536"; got != want {
+	if got, want := errText(err), "line 3: params.ranks: benchmark write runs on 2..65536 ranks, got 1"; got != want {
 		t.Errorf("Parse(\"\", …) error = %q, want %q", got, want)
 	}
 }

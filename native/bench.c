@@ -1,28 +1,33 @@
 /*
- * bench.c: what every benchmark shares: opening the step, running one
- * message size against every peer, and the seeds that tie a payload to its
- * size, pair and iteration.
+ * bench.c: what every benchmark shares: the table of benchmarks, opening
+ * the step, running one message size against every peer, and the seeds that
+ * tie a payload to its size, pair and iteration.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "efx.h"
 
-typedef int (*bench_fn)(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
-
-static const struct {
+typedef struct bench {
 	const char *name;
-	bench_fn run;
-} benches[] = {
-	{"sendrecv", efx_sendrecv},
-	{"write", efx_write},
+	int min_ranks;
+	int (*open)(efx_ctx *c);                                          /* the step's resources */
+	int (*run)(efx_ctx *c, uint64_t size, int peer, efx_sample *out); /* pairwise: rank 0 with peer */
+	int (*size)(efx_ctx *c, uint64_t size, efx_sample *out);          /* or one size, alone */
+} bench;
+
+static const bench benches[] = {
+	{"sendrecv", 2, efx_fabric_open, efx_sendrecv, NULL},
+	{"write", 2, efx_fabric_open, efx_write, NULL},
+	{"ipc", 2, efx_ipc_open, efx_ipc, NULL},
+	{"queue", 1, efx_queue_open, NULL, efx_queue},
 };
 
-static bench_fn find(const char *name)
+static const bench *find(const char *name)
 {
 	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
 		if (strcmp(benches[i].name, name) == 0)
-			return benches[i].run;
+			return &benches[i];
 	return NULL;
 }
 
@@ -35,10 +40,11 @@ uint64_t efx_seed(uint64_t size, int pair, uint64_t it)
 int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 {
 	*out = NULL;
-	if (!find(cfg->benchmark))
+	const bench *b = find(cfg->benchmark);
+	if (!b)
 		return efx_fail(err, "unknown benchmark \"%s\"", cfg->benchmark);
-	if (info->world < 2)
-		return efx_fail(err, "%s needs at least 2 ranks, got %d", cfg->benchmark, info->world);
+	if (info->world < b->min_ranks)
+		return efx_fail(err, "%s needs at least %d ranks, got %d", cfg->benchmark, b->min_ranks, info->world);
 	if (cfg->max_size == 0 || cfg->chunk == 0 || cfg->window == 0 || cfg->iterations == 0)
 		return efx_fail(err, "max size, chunk, window and iterations must be positive");
 	efx_ctx *c = calloc(1, sizeof *c);
@@ -51,14 +57,9 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	c->err = err;
 	c->last_progress = efx_now();
 	c->lat = calloc(cfg->iterations, sizeof *c->lat);
-	int rc = c->lat ? efx_fabric_open(c) : efx_fail(err, "allocate latencies: out of memory");
+	int rc = c->lat ? b->open(c) : efx_fail(err, "allocate latencies: out of memory");
 	c->cfg.provider = c->cfg.nic = NULL;
 	if (rc) {
-		efx_close(c);
-		return -1;
-	}
-	efx_fill(c->src.ptr, c->src.len, info->rank);
-	if (strcmp(c->benchmark, "write") == 0 && info->rank == 0 && efx_post_acks(c)) {
 		efx_close(c);
 		return -1;
 	}
@@ -66,7 +67,7 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	return 0;
 }
 
-/* efx_run measures one size: rank 0 against each peer in turn. */
+/* efx_run measures one size: rank 0 against each peer in turn, or alone. */
 int efx_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n, char *err)
 {
 	c->err = err;
@@ -74,19 +75,26 @@ int efx_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n, char *err)
 	if (size == 0 || size > c->cfg.max_size)
 		return efx_fail(err, "size %llu outside 1..%llu", (unsigned long long)size,
 				(unsigned long long)c->cfg.max_size);
-	bench_fn run = find(c->benchmark);
+	const bench *b = find(c->benchmark);
+	if (b->size) {
+		int got = b->size(c, size, out);
+		*n = got > 0 ? got : 0;
+		return got < 0 ? -1 : efx_barrier(c);
+	}
 	int me = c->info->rank;
 	for (int peer = 1; peer < c->info->world; peer++) {
 		if (me != 0 && me != peer)
 			continue;
-		memset(&out[*n], 0, sizeof out[*n]);
-		out[*n].size = size;
-		out[*n].peer = me == 0 ? peer : 0;
-		out[*n].role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
+		efx_sample *s = &out[*n];
+		memset(s, 0, 2 * sizeof *s);
+		s[0].size = s[1].size = size;
+		s[0].peer = s[1].peer = me == 0 ? peer : 0;
+		s[0].role = s[1].role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
 		c->last_progress = efx_now();
-		if (run(c, size, out[*n].peer, &out[*n]))
+		int got = b->run(c, size, s[0].peer, s);
+		if (got < 0)
 			return -1;
-		(*n)++;
+		*n += got;
 	}
 	return efx_barrier(c);
 }
@@ -96,6 +104,9 @@ void efx_close(efx_ctx *c)
 	if (!c)
 		return;
 	efx_fabric_close(c);
+	if (c->gpu)
+		c->cuda.close(c->gpu);
+	efx_cuda_unload(&c->cuda);
 	free(c->lat);
 	free(c);
 }

@@ -29,6 +29,15 @@ typedef struct efx_config {
 	uint64_t warmup;       /* untimed iterations before them */
 	int64_t timeout_ns;    /* longest wait without any progress */
 	uint64_t corrupt_size; /* test hook: corrupt the payload of this size once; 0 = off */
+
+	/* GPU benchmarks (ipc, queue); read only by them. */
+	int32_t grid, block;  /* ipc copy kernel launch; grid -1: sized from the device */
+	int32_t pull;         /* ipc: 1 the target's GPU reads (pull), 0 rank 0's GPU writes (push) */
+	int32_t cells;        /* queue: where the cells live, EFX_CELLS_* (kernels/efaxx_cuda.h) */
+	int32_t blocking;     /* queue: 1 waits for each command's completion, 0 once at the end (NBI) */
+	uint32_t producers;   /* queue: threads pushing commands */
+	int32_t cpu_producer; /* queue: 1 runs the producers on CPU threads: the ring with no GPU */
+	int32_t core;         /* CPU for the measuring (queue: consuming) thread; -1: not pinned */
 } efx_config;
 
 /* The fingerprint of this rank, filled by efx_mpi_init and efx_open. */
@@ -42,6 +51,7 @@ typedef struct efx_info {
 	uint64_t link_bps; /* NIC link speed in bit/s, 0 when unknown */
 	char libfabric[32];
 	char mpi[256];
+	char gpu[256]; /* "NVIDIA H200, sm_90, 132 SMs, ..." when a GPU benchmark opened one */
 } efx_info;
 
 enum { EFX_ROLE_INITIATOR = 0, EFX_ROLE_TARGET = 1 };
@@ -56,11 +66,12 @@ typedef struct efx_sample {
 	uint64_t iterations;
 	uint64_t elapsed_ns;
 	uint64_t lat_min, lat_p50, lat_p99, lat_max; /* per-iteration ns */
+	char variant[32]; /* how it was measured, when one run measures several ways ("264x512", "memcpy") */
 } efx_sample;
 
 int efx_mpi_init(efx_info *info, char *err);
 int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err);
-/* efx_run measures one size. out must hold world-1 samples; *n is set. */
+/* efx_run measures one size. out must hold 2*world samples; *n is set. */
 int efx_run(efx_ctx *ctx, uint64_t size, efx_sample *out, int *n, char *err);
 void efx_close(efx_ctx *ctx);
 void efx_mpi_finalize(void);

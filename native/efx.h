@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "efaxx.h"
+#include "efaxx_cuda.h"
 
 #define EFX_ADDRLEN 256 /* room for any provider's endpoint name */
 #define EFX_MAX_SLOTS 64 /* write slots: how far a write initiator may run ahead of verification */
@@ -56,6 +57,20 @@ typedef struct efx_buf {
 	void *desc;
 } efx_buf;
 
+/* The CUDA plugin's functions, resolved at load (cuda.c). */
+typedef struct efx_cuda_api {
+	void *lib;
+	int (*abi)(void);
+	int (*open)(int device, efx_cuda **out, char *info, int infolen, char *err);
+	void (*close)(efx_cuda *c);
+	int (*ipc_alloc)(efx_cuda *c, uint64_t bytes, int rank, void *handles, char *err);
+	int (*ipc_attach)(efx_cuda *c, int slot, const void *handles, char *err);
+	int (*ipc_prepare)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+	int (*ipc_copy)(efx_cuda *c, int slot, const efx_cuda_copy *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+	int (*ipc_check)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+	int (*queue)(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+} efx_cuda_api;
+
 struct efx_ctx {
 	efx_config cfg;
 	efx_info *info;
@@ -88,9 +103,11 @@ struct efx_ctx {
 	uint32_t wr_tag[EFX_MAX_SLOTS];   /* the iteration tag they carried */
 	int64_t last_progress;    /* ns; a wait fails when nothing happens for timeout */
 
-	uint64_t seq; /* iterations run so far, all sizes: the pattern seed */
 	uint64_t *lat;
 	char *err;
+
+	efx_cuda_api cuda; /* loaded by GPU benchmarks only */
+	efx_cuda *gpu;
 };
 
 /* time */
@@ -135,8 +152,17 @@ uint64_t efx_seed(uint64_t size, int pair, uint64_t it);
 /* stats.c */
 void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
 
-/* benchmarks */
+/* cuda.c */
+int efx_cuda_load(efx_cuda_api *api, char *err);
+void efx_cuda_unload(efx_cuda_api *api);
+
+/* benchmarks: open prepares a step, run measures one size against one peer
+ * and returns the samples written (or -1), size measures one size alone. */
 int efx_sendrecv(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
 int efx_write(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
+int efx_ipc_open(efx_ctx *c);
+int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
+int efx_queue_open(efx_ctx *c);
+int efx_queue(efx_ctx *c, uint64_t size, efx_sample *out);
 
 #endif

@@ -179,9 +179,10 @@ int efx_fabric_open(efx_ctx *c)
 	for (uint32_t i = 0; i < 2 * c->cfg.window; i++)
 		c->free_ops[c->nfree++] = i;
 	if (reg(c, &c->src, c->cfg.max_size) || reg(c, &c->dst, 2 * efx_stride(c->cfg.max_size)) ||
-	    reg(c, &c->ctl, EFX_ACKS * sizeof(uint64_t)))
+	    reg(c, &c->ctl, EFX_ACKS * sizeof(uint64_t)) || exchange(c))
 		return -1;
-	return exchange(c);
+	efx_fill(c->src.ptr, c->src.len, c->info->rank);
+	return strcmp(c->benchmark, "write") == 0 && c->info->rank == 0 ? efx_post_acks(c) : 0;
 }
 
 static void close_fid(struct fid *f)

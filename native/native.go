@@ -22,7 +22,23 @@ type Config struct {
 	// CorruptSize, when non-zero, makes rank 0 corrupt one byte of the last
 	// iteration at this size: a test hook proving that verification fails.
 	CorruptSize uint64
+
+	// GPU benchmarks.
+	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device
+	Pull        bool // ipc: the target's GPU reads rank 0's buffer (else rank 0's GPU writes)
+	Cells       int  // queue: CellsPinned, CellsManaged or CellsDevice
+	Blocking    bool // queue: wait for each command's completion (else NBI)
+	Producers   int  // queue: threads pushing commands
+	CPUProducer bool // queue: producers on CPU threads, no GPU
+	Core        int  // CPU for the measuring thread; -1: not pinned
 }
+
+// Where the queue's cells live.
+const (
+	CellsPinned  = 0
+	CellsManaged = 1
+	CellsDevice  = 2
+)
 
 // Info fingerprints this rank.
 type Info struct {
@@ -32,6 +48,7 @@ type Info struct {
 	MRMode                            []string
 	LinkBps                           uint64
 	Libfabric, MPI                    string
+	GPU                               string // the GPU a GPU benchmark opened
 }
 
 // Sample is one rank's measurement against one peer at one size.
@@ -47,6 +64,7 @@ type Sample struct {
 	LatP50     uint64
 	LatP99     uint64
 	LatMax     uint64
+	Variant    string // how it was measured, when a run measures a size several ways
 }
 
 // ErrNoCgo is returned by every entry point of a build without cgo.

@@ -4,7 +4,8 @@ package native
 
 /*
 #cgo pkg-config: libfabric ompi-c
-#cgo CFLAGS: -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+#cgo CFLAGS: -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -I${SRCDIR}/../kernels
+#cgo LDFLAGS: -ldl -lpthread
 #include <stdlib.h>
 #include "efaxx.h"
 */
@@ -57,7 +58,7 @@ func (p *Process) Info() Info {
 		Host:     C.GoString(&in.host[0]),
 		Provider: C.GoString(&in.provider[0]), Fabric: C.GoString(&in.fabric[0]), Domain: C.GoString(&in.domain[0]),
 		MRMode: modes, LinkBps: uint64(in.link_bps),
-		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]),
+		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]), GPU: C.GoString(&in.gpu[0]),
 	}
 }
 
@@ -87,12 +88,15 @@ func (p *Process) Open(cfg Config) (*Runner, error) {
 		max_size: C.uint64_t(cfg.MaxSize), chunk: C.uint64_t(cfg.Chunk), window: C.uint32_t(cfg.Window),
 		iterations: C.uint64_t(cfg.Iterations), warmup: C.uint64_t(cfg.Warmup),
 		timeout_ns: C.int64_t(cfg.Timeout.Nanoseconds()), corrupt_size: C.uint64_t(cfg.CorruptSize),
+		grid: C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), cells: C.int32_t(cfg.Cells),
+		blocking: cbool(cfg.Blocking), producers: C.uint32_t(cfg.Producers), cpu_producer: cbool(cfg.CPUProducer),
+		core: C.int32_t(cfg.Core),
 	}
 	r := &Runner{p: p}
 	if C.efx_open(&c, p.info, &r.ctx, p.err) != 0 {
 		return nil, p.lastError()
 	}
-	r.out = (*C.efx_sample)(C.calloc(C.size_t(p.info.world), C.sizeof_efx_sample))
+	r.out = (*C.efx_sample)(C.calloc(C.size_t(2*p.info.world), C.sizeof_efx_sample))
 	return r, nil
 }
 
@@ -100,7 +104,7 @@ func (p *Process) Open(cfg Config) (*Runner, error) {
 func (r *Runner) Run(size uint64) ([]Sample, error) {
 	var n C.int
 	rc := C.efx_run(r.ctx, C.uint64_t(size), r.out, &n, r.p.err)
-	out := unsafe.Slice(r.out, int(r.p.info.world))
+	out := unsafe.Slice(r.out, 2*int(r.p.info.world))
 	samples := make([]Sample, 0, int(n))
 	for _, s := range out[:int(n)] {
 		samples = append(samples, Sample{
@@ -108,12 +112,20 @@ func (r *Runner) Run(size uint64) ([]Sample, error) {
 			BytesSent: uint64(s.bytes_sent), BytesRecv: uint64(s.bytes_recv),
 			Iterations: uint64(s.iterations), ElapsedNs: uint64(s.elapsed_ns),
 			LatMin: uint64(s.lat_min), LatP50: uint64(s.lat_p50), LatP99: uint64(s.lat_p99), LatMax: uint64(s.lat_max),
+			Variant: C.GoString(&s.variant[0]),
 		})
 	}
 	if rc != 0 {
 		return samples, r.p.lastError()
 	}
 	return samples, nil
+}
+
+func cbool(b bool) C.int32_t {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Close releases the endpoint and buffers.

@@ -107,5 +107,6 @@ static int responder(efx_ctx *c, uint64_t size, efx_sample *s)
 
 int efx_sendrecv(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 {
-	return c->info->rank == 0 ? initiator(c, size, peer, out) : responder(c, size, out);
+	int rc = c->info->rank == 0 ? initiator(c, size, peer, out) : responder(c, size, out);
+	return rc ? -1 : 1;
 }

@@ -135,5 +135,6 @@ static int target(efx_ctx *c, uint64_t size, efx_sample *s)
 
 int efx_write(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 {
-	return c->info->rank == 0 ? initiator(c, size, peer, out) : target(c, size, out);
+	int rc = c->info->rank == 0 ? initiator(c, size, peer, out) : target(c, size, out);
+	return rc ? -1 : 1;
 }

@@ -32,7 +32,7 @@ func TestIngest_Rows(t *testing.T) {
 	if len(rep.Problems) != 0 {
 		t.Errorf("Ingest problems = %v, want none", rep.Problems)
 	}
-	wantCounts := map[string]int{"migrations": 2, "jobs": 0, "sweeps": 1, "points": 1, "runs": 1, "ranks": 2, "samples": 6}
+	wantCounts := map[string]int{"jobs": 0, "sweeps": 1, "points": 1, "runs": 1, "ranks": 2, "samples": 6}
 	if got := tableCounts(t, db); !reflect.DeepEqual(got, wantCounts) {
 		t.Errorf("rows = %v, want %v", got, wantCounts)
 	}
@@ -325,7 +325,7 @@ func TestIngest_RollsBackRunOnError(t *testing.T) {
 	if len(rep.Runs) != 1 || rep.Runs[0].UID != "uid-1" {
 		t.Errorf("runs before the error = %+v, want uid-1 only", rep.Runs)
 	}
-	want := map[string]int{"migrations": 2, "jobs": 0, "sweeps": 1, "points": 1, "runs": 1, "ranks": 2, "samples": 2}
+	want := map[string]int{"jobs": 0, "sweeps": 1, "points": 1, "runs": 1, "ranks": 2, "samples": 2}
 	if got := tableCounts(t, db); !reflect.DeepEqual(got, want) {
 		t.Errorf("rows = %v, want %v (uid-2 rolled back)", got, want)
 	}

@@ -173,10 +173,10 @@ type sampleWriter struct {
 // newSampleWriter prepares the sample insert for run runID within tx.
 func newSampleWriter(ctx context.Context, tx *sql.Tx, runID int64) (*sampleWriter, error) {
 	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO samples (run_id, size, rank, peer, role, bytes_sent, bytes_recv,
+		INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
 			iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, size, rank, peer) DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func sampleArgs(runID int64, s *record.Sample) ([]any, string) {
 	if s.ElapsedNs == 0 {
 		return nil, fmt.Sprintf("sample size %d: elapsed_ns is 0", s.Size)
 	}
-	args := []any{runID, int64(s.Size), s.Rank, s.Peer, s.Role}
+	args := []any{runID, int64(s.Size), s.Rank, s.Peer, s.Variant, s.Role}
 	for _, n := range nums {
 		if n > math.MaxInt64 {
 			return nil, fmt.Sprintf("sample size %d: value %d out of range", s.Size, n)

@@ -108,7 +108,7 @@ func fingerprint(in native.Info, benchmark string, start time.Time) record.Rank 
 		Type: record.TypeRank, Rank: in.Rank, World: in.World, LocalRank: in.LocalRank, LocalSize: in.LocalSize,
 		Host: in.Host, PID: os.Getpid(), Benchmark: benchmark,
 		Provider: in.Provider, Fabric: in.Fabric, Domain: in.Domain, MRMode: in.MRMode, LinkBps: in.LinkBps,
-		Libfabric: in.Libfabric, MPI: in.MPI, Version: version, Commit: commit, StartNs: start.UnixNano(),
+		Libfabric: in.Libfabric, MPI: in.MPI, GPU: in.GPU, Version: version, Commit: commit, StartNs: start.UnixNano(),
 	}
 }
 
@@ -118,7 +118,7 @@ func sampleRecord(rank int, s native.Sample) record.Sample {
 		role = "initiator"
 	}
 	return record.Sample{
-		Type: record.TypeSample, Rank: rank, Peer: s.Peer, Role: role, Size: s.Size,
+		Type: record.TypeSample, Rank: rank, Peer: s.Peer, Role: role, Size: s.Size, Variant: s.Variant,
 		BytesSent: s.BytesSent, BytesRecv: s.BytesRecv, Iterations: s.Iterations, ElapsedNs: s.ElapsedNs,
 		Lat: record.Lat{Min: s.LatMin, P50: s.LatP50, P99: s.LatP99, Max: s.LatMax},
 	}
@@ -138,6 +138,13 @@ func parseFlags(args []string) (options, error) {
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 1<<20, "bytes per fabric operation")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
+	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to; -1: not pinned")
+	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
+	direction := fs.String("direction", "push", "ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)")
+	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
+	mode := fs.String("mode", "nbi", "queue: nbi (one wait at the end) or blocking (a wait per command)")
+	producer := fs.String("producer", "gpu", "queue: gpu, or cpu (the ring with no GPU)")
+	fs.IntVar(&o.cfg.Producers, "producers", 1, "queue: threads pushing commands")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -150,6 +157,13 @@ func parseFlags(args []string) (options, error) {
 	if o.sizes, err = parseSizes(sizes); err != nil {
 		return o, err
 	}
+	if err := o.gpuFlags(*launch, *cells, *mode, *producer); err != nil {
+		return o, err
+	}
+	if *direction != "push" && *direction != "pull" {
+		return o, fmt.Errorf("--direction %q: want push or pull", *direction)
+	}
+	o.cfg.Pull = *direction == "pull"
 	o.cfg.MaxSize = maxOf(o.sizes)
 	if s := os.Getenv("EFAXX_TEST_CORRUPT_SIZE"); s != "" {
 		if o.cfg.CorruptSize, err = strconv.ParseUint(s, 10, 64); err != nil {
@@ -163,6 +177,37 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("--window, --chunk, --iterations and --timeout must be positive")
 	}
 	return o, nil
+}
+
+// gpuFlags reads the flags of the GPU benchmarks into the config.
+func (o *options) gpuFlags(launch, cells, mode, producer string) error {
+	o.cfg.Grid, o.cfg.Block = -1, 512
+	if launch != "auto" {
+		if _, err := fmt.Sscanf(launch, "%dx%d", &o.cfg.Grid, &o.cfg.Block); err != nil || o.cfg.Grid < 1 || o.cfg.Block < 1 {
+			return fmt.Errorf("--launch %q: want auto or GRIDxBLOCK", launch)
+		}
+	}
+	switch cells {
+	case "pinned", "host":
+		o.cfg.Cells = native.CellsPinned
+	case "managed":
+		o.cfg.Cells = native.CellsManaged
+	case "device":
+		o.cfg.Cells = native.CellsDevice
+	default:
+		return fmt.Errorf("--cells %q: want pinned, managed, device or host", cells)
+	}
+	if mode != "nbi" && mode != "blocking" {
+		return fmt.Errorf("--mode %q: want nbi or blocking", mode)
+	}
+	if producer != "gpu" && producer != "cpu" {
+		return fmt.Errorf("--producer %q: want gpu or cpu", producer)
+	}
+	o.cfg.Blocking, o.cfg.CPUProducer = mode == "blocking", producer == "cpu"
+	if o.cfg.Producers < 1 {
+		return fmt.Errorf("--producers %d: want at least 1", o.cfg.Producers)
+	}
+	return nil
 }
 
 func parseSizes(s string) ([]uint64, error) {

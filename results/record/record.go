@@ -52,6 +52,7 @@ type Rank struct {
 	LinkBps   uint64   `json:"link_bps"` // NIC link speed in bit/s as the provider reports it; 0 when unknown
 	Libfabric string   `json:"libfabric"`
 	MPI       string   `json:"mpi"`
+	GPU       string   `json:"gpu,omitempty"` // the GPU a GPU benchmark used: name, arch, SMs, driver
 
 	Version string `json:"efaxx_version"`
 	Commit  string `json:"efaxx_commit"`
@@ -65,9 +66,10 @@ type Rank struct {
 type Sample struct {
 	Type       string `json:"type"` // TypeSample
 	Rank       int    `json:"rank"`
-	Peer       int    `json:"peer"` // the other rank; -1 when the rank talks to several at once
-	Role       string `json:"role"` // "initiator" or "target"
-	Size       uint64 `json:"size"` // message size in bytes
+	Peer       int    `json:"peer"`              // the other rank; -1 when the rank talks to several at once
+	Role       string `json:"role"`              // "initiator" or "target"
+	Size       uint64 `json:"size"`              // message size in bytes
+	Variant    string `json:"variant,omitempty"` // how it was measured, when a run measures a size several ways
 	BytesSent  uint64 `json:"bytes_sent"`
 	BytesRecv  uint64 `json:"bytes_recv"`
 	Iterations uint64 `json:"iterations"`

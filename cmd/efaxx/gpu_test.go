@@ -1,0 +1,66 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestQueueHostBuild runs the command ring with CPU producers (its host
+// build: the protocol of the GPU queue with no GPU) in both modes, and
+// proves a damaged command fails the point.
+func TestQueueHostBuild(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "q.db")
+	sweep := writeFile(t, filepath.Join(dir, "q.toml"), `name = "q"
+benchmark = "queue"
+[params]
+cells = "host"
+producer = "cpu"
+mode = ["blocking", "nbi"]
+producers = [1, 3]
+sizes = [8, 1024]
+iterations = 3000
+warmup = 100
+timeout = "3s"
+`)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE iterations = 3000`); n != 4*2 {
+		t.Errorf("samples = %d, want 8 (4 points x 2 payloads)", n)
+	}
+
+	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "1024")
+	code, _, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 1 || !strings.Contains(stderr, "lost or corrupt") {
+		t.Errorf("damaged command: exit %d, want 1 naming the lost or corrupt cell\n%s", code, stderr)
+	}
+}
+
+// TestIPCWithoutPlugin: where the CUDA plugin is absent, a GPU benchmark
+// fails with a message that says what is missing and how to get it, and CPU
+// benchmarks are unaffected (the rest of the suite runs them).
+func TestIPCWithoutPlugin(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ipc.db")
+	sweep := writeFile(t, filepath.Join(dir, "ipc.toml"), `name = "ipc"
+benchmark = "ipc"
+[params]
+sizes = ["1MiB"]
+iterations = 2
+`)
+	t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so"))
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 1 {
+		t.Fatalf("efaxx run = %d, want 1\n%s", code, stderr)
+	}
+	var reason string
+	sqlRow(t, db, `SELECT reason FROM runs`, &reason)
+	for _, want := range []string{"needs the CUDA plugin", "libefaxx_cuda.so", "make kernels"} {
+		if !strings.Contains(reason, want) {
+			t.Errorf("reason %q lacks %q", reason, want)
+		}
+	}
+}

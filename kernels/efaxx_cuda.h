@@ -1,0 +1,89 @@
+/*
+ * efaxx_cuda.h: the plain C interface of libefaxx_cuda.so, the CUDA plugin
+ * of efaxx-runner. The runner never links it: it dlopens the library and
+ * resolves every function below into a table at load time (native/cuda.c),
+ * so CPU benchmarks work on machines without CUDA.
+ *
+ * Every function returns 0, or -1 with a message in err (EFX_CUDA_ERRLEN
+ * bytes) naming the CUDA call that failed and its error string.
+ */
+#ifndef EFAXX_CUDA_H
+#define EFAXX_CUDA_H
+
+#include <stdint.h>
+
+#define EFX_CUDA_ABI 1
+#define EFX_CUDA_ERRLEN 512
+#define EFX_CUDA_IPC_HANDLE 64 /* one cudaIpcMemHandle_t */
+#define EFX_CUDA_IPC_HANDLES (3 * EFX_CUDA_IPC_HANDLE) /* what a rank exports: its target, source and reference buffers */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct efx_cuda efx_cuda;
+
+/* What one IPC copy measurement does: the source rank's data goes into the
+ * target rank's buffer. grid == 0 measures cudaMemcpyAsync (the copy
+ * engines) instead of the copy kernel. */
+typedef struct efx_cuda_copy {
+	uint64_t size;
+	int32_t grid, block; /* grid -1: as many blocks as fit on the device at once */
+	int32_t pull;        /* 0: the source's GPU writes into the target (push); 1: the target's GPU reads (pull) */
+	uint64_t warmup, iterations;
+	uint64_t seed;   /* iteration i's data is the source's base pattern XOR key(seed + i) */
+	int32_t source;  /* rank whose base pattern is copied */
+	int64_t corrupt; /* test hook: >= 0 flips the target's byte at this offset after the last iteration */
+} efx_cuda_copy;
+
+/* What one queue measurement does. */
+typedef struct efx_cuda_queue_spec {
+	int32_t cells;      /* EFX_CELLS_* */
+	int32_t blocking;   /* 1: each push waits for its completion; 0: one wait at the end (NBI) */
+	uint32_t payload;   /* bytes per command, a multiple of 8 */
+	uint32_t producers; /* GPU threads pushing */
+	uint64_t items, warmup;
+	int32_t core;       /* CPU core for the consumer thread; -1: leave it unpinned */
+	int32_t corrupt;    /* test hook: 1 damages the last command after it is published */
+} efx_cuda_queue_spec;
+
+enum { EFX_CELLS_PINNED = 0, EFX_CELLS_MANAGED = 1, EFX_CELLS_DEVICE = 2 };
+
+/* Timing of one measurement; per-iteration times go to the caller's array. */
+typedef struct efx_cuda_timing {
+	uint64_t elapsed_ns;
+	uint64_t iterations;
+	int32_t grid, block; /* the launch used (grid -1 resolved); 0x0 for the copy engines */
+} efx_cuda_timing;
+
+int efx_cuda_abi(void);
+/* efx_cuda_open selects a device; info gets "NVIDIA H200, sm_90, 132 SMs, driver 13000". */
+int efx_cuda_open(int device, efx_cuda **out, char *info, int infolen, char *err);
+void efx_cuda_close(efx_cuda *c);
+
+/* IPC: allocate this rank's buffers (source with its base pattern, target,
+ * reference) and export them (EFX_CUDA_IPC_HANDLES bytes). */
+int efx_cuda_ipc_alloc(efx_cuda *c, uint64_t bytes, int rank, void *handles, char *err);
+/* Map a peer's exported buffers as slot. */
+int efx_cuda_ipc_attach(efx_cuda *c, int slot, const void *handles, char *err);
+/* On the source: fill the reference buffer with the last iteration's data,
+ * which the copy engines copy (they cannot XOR a key in). */
+int efx_cuda_ipc_prepare(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+/* Copy between this rank and slot: push into slot's target, or pull from
+ * slot's source into this rank's target. lat gets spec->iterations per-launch
+ * times in ns. */
+int efx_cuda_ipc_copy(efx_cuda *c, int slot, const efx_cuda_copy *spec, uint64_t *lat, efx_cuda_timing *t,
+		      char *err);
+/* Check every byte of this rank's target against the source's last iteration. */
+int efx_cuda_ipc_check(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+
+/* Queue: GPU producers push commands that a CPU thread pops and checks.
+ * lat gets spec->items per-command times in ns: push to completion when
+ * blocking, the push alone when not. */
+int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
