@@ -74,6 +74,9 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 	if err != nil {
 		return nil, fmt.Errorf("workdir %q: %w", x.Workdir, err)
 	}
+	if err := slurm.CheckDir("workdir", workdir); err != nil {
+		return nil, err
+	}
 	if sub.Session, err = NewSession(workdir, s, x.now()); err != nil {
 		return nil, err
 	}
