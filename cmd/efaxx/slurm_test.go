@@ -408,11 +408,13 @@ func TestTestbedWrite(t *testing.T) {
 		WHERE run_id = `+strconv.FormatInt(run, 10)+` AND size = 67108864 AND role = 'initiator'`, &gbps)
 	t.Logf("write at 64 MiB over nic0 shaped to 1 Gbit/s: %.3f Gbps", gbps)
 	if gbps < 0.9 || gbps > 1.1 {
-		t.Errorf("write at 64 MiB = %.3f Gbps, want within 10%% of the shaped 1 Gbit/s", gbps)
+		load, _ := os.ReadFile("/proc/loadavg")
+		t.Errorf("write at 64 MiB = %.3f Gbps, want within 10%% of the shaped 1 Gbit/s (load average %s: "+
+			"both ranks poll their fabric, so other work on this machine's cores slows them)", gbps, strings.TrimSpace(string(load)))
 	}
-	// 1 warm-up and 6 timed iterations of 64 MiB, plus 7 of 1 MiB, left h1
-	// through nic0's shaper.
-	if sent, want := tcSent(t, "efx-h1", "nic0")-before, uint64(7*(64<<20+1<<20)); sent < want {
+	// 1 warm-up and 10 timed iterations of 64 MiB, plus 11 of 1 MiB, left
+	// h1 through nic0's shaper.
+	if sent, want := tcSent(t, "efx-h1", "nic0")-before, uint64(11*(64<<20+1<<20)); sent < want {
 		t.Errorf("h1 nic0 sent %d bytes during the run, want at least %d", sent, want)
 	}
 }
