@@ -104,12 +104,32 @@ func hostname(t *testing.T) string {
 func TestSlurmAccounting(t *testing.T) {
 	c := slurmtest.Start(t, slurmtest.Options{Accounting: true})
 	e := newClusterEnv(t)
+	t.Run("doctor", func(t *testing.T) { e.t = t; testDoctor(e) })
 	t.Run("submit", func(t *testing.T) { e.t = t; testSubmitCompletes(e, "sacct") })
 	t.Run("resubmit", func(t *testing.T) { e.t = t; testResubmitSkipsOK(e) })
 	t.Run("fail", func(t *testing.T) { e.t = t; testFailMidway(e) })
 	t.Run("cancel", func(t *testing.T) { e.t = t; testCancel(e) })
 	t.Run("partition", func(t *testing.T) { e.t = t; testBadPartition(e) })
 	t.Run("hostile", func(t *testing.T) { e.t = t; testHostileStrings(e, c) })
+}
+
+// testDoctor: on this cluster, without pyxis, doctor passes a sweep
+// without a container and fails one with a container and a partition that
+// does not exist.
+func testDoctor(e *clusterEnv) {
+	out := e.must(0, "doctor", "--runner", runnerPath)
+	for _, want := range []string{"ok    slurm      partitions: debug", "pmix", "warn  pyxis", "ok    runner     efaxx-runner"} {
+		if !strings.Contains(out, want) {
+			e.t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	sweep := e.sweep("boxed", "name = \"boxed\"\nbenchmark = \"write\"\n[slurm]\npartition = \"gpu\"\n[container]\nimage = \"/nowhere/efaxx.sqsh\"\n")
+	out = e.must(1, "doctor", sweep)
+	for _, want := range []string{`FAIL  slurm      no partition "gpu"`, "FAIL  pyxis", "FAIL  image"} {
+		if !strings.Contains(out, want) {
+			e.t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // testSubmitCompletes: a 2-task sweep goes through sbatch and srun, the job
