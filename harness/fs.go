@@ -33,10 +33,11 @@ var localFS = map[int64]string{
 	0x65735546: "fuse", // could be either; see CheckShared
 }
 
-// CheckShared says whether compute nodes are likely to see dir, which must
-// exist: it returns "" when dir is on a network filesystem (by the type
-// statfs reports: NFS, Lustre, GPFS, BeeGFS, CIFS, Ceph, PanFS, AFS, 9p),
-// else a warning that says what it found. It cannot know a cluster's
+// CheckShared says whether compute nodes are likely to see dir: it
+// returns "" when dir is on a network filesystem, by the type statfs
+// reports (NFS, Lustre, GPFS, BeeGFS, CIFS, Ceph, PanFS, AFS, 9p) and not
+// under /tmp, else a warning that says what it found. A dir not made yet is
+// judged by its nearest parent that exists. It cannot know a cluster's
 // mounts: a single-machine cluster, such as the testbed, needs no shared
 // filesystem at all.
 func CheckShared(dir string) string {
@@ -44,9 +45,9 @@ func CheckShared(dir string) string {
 	if err != nil {
 		return fmt.Sprintf("workdir %s: %v", dir, err)
 	}
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(abs, &st); err != nil {
-		return fmt.Sprintf("workdir %s: statfs: %v", abs, err)
+	st, err := statfsUp(abs)
+	if err != nil {
+		return fmt.Sprintf("workdir %s: %v", abs, err)
 	}
 	fsType := int64(st.Type)
 	if _, ok := sharedFS[fsType]; ok && !underTmp(abs) {
@@ -73,4 +74,20 @@ func underTmp(path string) bool {
 		}
 	}
 	return false
+}
+
+// statfsUp runs statfs on path, or on its nearest parent that exists.
+func statfsUp(path string) (*syscall.Statfs_t, error) {
+	var st syscall.Statfs_t
+	for {
+		err := syscall.Statfs(path, &st)
+		parent := filepath.Dir(path)
+		switch {
+		case err == nil:
+			return &st, nil
+		case err != syscall.ENOENT || parent == path:
+			return nil, fmt.Errorf("statfs %s: %w", path, err)
+		}
+		path = parent
+	}
 }

@@ -13,15 +13,15 @@ import (
 
 // JobView is one submitted job and how each of its steps stands.
 type JobView struct {
-	Job   results.Job
-	Steps []StepView
+	Job   results.Job `json:"job"`
+	Steps []StepView  `json:"steps"`
 }
 
 // StepView is one step of a job.
 type StepView struct {
 	results.JobStep
-	Status string       // "pending" before its run is stored, then the run's status
-	Run    *results.Run // the stored run; nil while pending
+	Status string       `json:"status"` // "pending" before its run is stored, then the run's status
+	Run    *results.Run `json:"run"`    // the stored run; nil while pending
 }
 
 // StepPending is the status of a step whose run is not stored yet.

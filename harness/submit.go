@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,12 +18,11 @@ import (
 // only writer of the store, on the login node; the compute nodes only
 // write files.
 type SlurmExecutor struct {
-	Client   *slurm.Client
-	DB       *results.DB
-	Workdir  string    // where session directories are created; the compute nodes must see it
-	Runner   Runner    // efaxx-runner for sweeps without a container
-	Progress io.Writer // what submit and sync say as they go; nil for nothing
-	Now      func() time.Time
+	Client  *slurm.Client
+	DB      *results.DB
+	Workdir string           // where session directories are created; the compute nodes must see it
+	Runner  Runner           // efaxx-runner for sweeps without a container
+	Now     func() time.Time // the clock; nil for time.Now
 }
 
 // SubmitOptions says which points to submit.
@@ -175,7 +173,6 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 	if err := x.DB.AddJob(context.WithoutCancel(ctx), job); err != nil {
 		return nil, fmt.Errorf("sbatch job %s was submitted but not recorded: %w", job.JobID, err)
 	}
-	x.printf("job %s: %s, %d steps (%s)\n", job.JobID, j.Shape, len(j.Points), path)
 	return job, nil
 }
 
@@ -266,12 +263,6 @@ func (x *SlurmExecutor) now() time.Time {
 		return x.Now()
 	}
 	return time.Now()
-}
-
-func (x *SlurmExecutor) printf(format string, args ...any) {
-	if x.Progress != nil {
-		fmt.Fprintf(x.Progress, format, args...)
-	}
 }
 
 // ErrNoJobs is returned when a cancel or status names no job efaxx knows.

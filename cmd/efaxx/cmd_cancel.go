@@ -37,7 +37,7 @@ func runCancel(ctx context.Context, dbPath, workdir string, names []string, stdo
 	if err != nil {
 		return err
 	}
-	env, err := openSlurm(ctx, dbPath, workdir, stderr)
+	env, err := openSlurm(ctx, dbPath, workdir)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func runStatus(ctx context.Context, o statusOptions) error {
 	if len(o.names) == 0 {
 		f.Limit = o.limit
 	}
-	env, err := openSlurm(ctx, o.db, o.workdir, o.stderr)
+	env, err := openSlurm(ctx, o.db, o.workdir)
 	if err != nil {
 		return err
 	}

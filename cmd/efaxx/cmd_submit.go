@@ -61,7 +61,7 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 	if err != nil {
 		return err
 	}
-	env, err := openSlurm(ctx, o.db, o.workdir, o.stderr)
+	env, err := openSlurm(ctx, o.db, o.workdir)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout
 	if err != nil {
 		return err
 	}
-	env, err := openSlurm(ctx, dbPath, workdir, stderr)
+	env, err := openSlurm(ctx, dbPath, workdir)
 	if err != nil {
 		return err
 	}

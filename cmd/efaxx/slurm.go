@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"os/exec"
 	"strings"
 
@@ -19,12 +18,12 @@ type slurmEnv struct {
 
 // openSlurm opens the store and an executor that talks to the real Slurm
 // commands. Close the store when done.
-func openSlurm(ctx context.Context, dbPath, workdir string, progress io.Writer) (*slurmEnv, error) {
+func openSlurm(ctx context.Context, dbPath, workdir string) (*slurmEnv, error) {
 	db, err := results.Open(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
-	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir, Progress: progress}
+	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir}
 	return &slurmEnv{db: db, x: x}, nil
 }
 
