@@ -254,6 +254,33 @@ func TestSyncRunningThenDone(t *testing.T) {
 	}
 }
 
+// TestSyncGoesOnPastABrokenJob: a job whose session was deleted fails its
+// sync, and another job is still stored.
+func TestSyncGoesOnPastABrokenJob(t *testing.T) {
+	f := &fakeSlurm{ids: []string{"301", "302"},
+		squeue: "301|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n302|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n"}
+	x := newExecutor(t, f)
+	var jobs []results.Job
+	for _, text := range []string{threePoints, strings.Replace(threePoints, "[10, 20, 30]", "[40]", 1)} {
+		sub, err := x.Submit(t.Context(), mustParse(t, text), harness.SubmitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, sub.Jobs...)
+	}
+	if err := os.RemoveAll(jobs[0].SessionDir); err != nil {
+		t.Fatal(err)
+	}
+	ranEnded(t, jobs[1].Steps[0].Dir, "302.0")
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err == nil || !strings.Contains(err.Error(), "sbatch job 301") {
+		t.Errorf("Sync error = %v, want one naming job 301", err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Status != record.StatusOK {
+		t.Errorf("runs stored = %+v, want job 302's one ok run", rep.Runs)
+	}
+}
+
 func TestCancelNeedsActiveJobs(t *testing.T) {
 	f := &fakeSlurm{squeue: "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"}
 	x, _ := submitted(t, f)

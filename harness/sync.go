@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,8 @@ type SyncReport struct {
 // whose job has ended, marking its run ok, partial, failed, timeout or
 // cancelled with the scheduler's reason. A job is settled once it has
 // ended and every step is stored for good; later syncs leave it alone, so
-// syncing again adds nothing.
+// syncing again adds nothing. A job that cannot be synced is reported in
+// the error, after the others are stored.
 func (x *SlurmExecutor) Sync(ctx context.Context, f results.JobFilter) (*SyncReport, error) {
 	f.Unsettled = true
 	jobs, err := x.DB.Jobs(ctx, f)
@@ -46,13 +48,16 @@ func (x *SlurmExecutor) Sync(ctx context.Context, f results.JobFilter) (*SyncRep
 	}
 	rep := &SyncReport{Notes: states.Notes}
 	plans := map[string]*planFile{}
+	var errs []error
 	for i := range jobs {
+		// One job that cannot be synced (its session was deleted) does not
+		// keep the others from being stored.
 		if err := x.syncJob(ctx, &jobs[i], states.States[tracked[i].ID.String()], plans, rep); err != nil {
-			return rep, err
+			errs = append(errs, err)
 		}
 		rep.Jobs = append(rep.Jobs, jobs[i])
 	}
-	return rep, nil
+	return rep, errors.Join(errs...)
 }
 
 // syncJob stores what st (nil when Slurm could not be asked) says of job,
