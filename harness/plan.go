@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"efaxx/slurm"
 )
@@ -179,14 +178,4 @@ func PlanSession(workdir string, s *Sweep) (*Session, error) {
 	}
 	const id = "SESSION"
 	return &Session{Dir: filepath.Join(abs, s.Name, id), ID: id, Sweep: s}, nil
-}
-
-// joinArgs writes a command line for people, each word quoted as the
-// script quotes it.
-func joinArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = slurm.Quote(a)
-	}
-	return strings.Join(q, " ")
 }
