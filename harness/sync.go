@@ -79,13 +79,13 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 	if err != nil {
 		return fmt.Errorf("sbatch job %s: %w", job.JobID, err)
 	}
-	done := slurm.State(job.State).Final()
+	done, last := slurm.State(job.State).Final(), lastStarted(markers)
 	for i, step := range job.Steps {
 		pt, err := pf.point(step.PointIndex)
 		if err != nil {
 			return err
 		}
-		m, ready := stepManifest(pf, job, st, pt, step, markers[i], i == lastStarted(markers), x.now())
+		m, ready := stepManifest(pf, job, st, pt, step, markers[i], i == last, x.now())
 		if !ready {
 			done = false
 			continue
