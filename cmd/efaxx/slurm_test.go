@@ -144,7 +144,11 @@ func testSubmitCompletes(e *clusterEnv, source string) {
 	var jobID string
 	sqlRow(t, e.db, `SELECT job_id FROM jobs WHERE session = '`+session+`'`, &jobID)
 	waitEnded(t, jobID, source)
-	if out := e.must(0, "status", session); !regexp.MustCompile(`COMPLETED\s+` + source).MatchString(out) {
+	if out := e.must(0, "sync"); !strings.Contains(out, "job "+jobID+": COMPLETED ("+source+")") ||
+		strings.Count(out, ": ok, 6 new samples") != 2 {
+		t.Errorf("sync printed:\n%s\nwant job %s COMPLETED from %s and two ok runs of 6 samples", out, jobID, source)
+	}
+	if out := e.must(0, "status", "--no-sync", session); !regexp.MustCompile(`COMPLETED\s+` + source).MatchString(out) {
 		t.Errorf("status does not show COMPLETED from %s:\n%s", source, out)
 	}
 	node := hostname(t)
