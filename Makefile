@@ -42,8 +42,11 @@ test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
+# bench measures efaxx-runner beside its references (memcpy, a TCP socket
+# stream, fabric ping-pong), side by side in one run: docs/performance.md.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	$(GO) run ./bench -runner bin/efaxx-runner
 
 demo: build
 	bin/efaxx --db $(DB) run

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // benchmarks are the benchmarks efaxx-runner knows, by the name its
@@ -12,7 +13,8 @@ import (
 // a new benchmark is a new entry here and in rankRange.
 var benchmarks = []string{
 	"sendrecv", // libfabric SEND/RECV ping-pong between rank pairs
-	"write",    // libfabric RDMA WRITE with remote CQ data
+	"write",    // libfabric RDMA WRITE with remote CQ data, rank 0 to its peers
+	"all2all",  // every rank RDMA-writes its buffer to every other rank at once
 	"ipc",      // GPU to GPU in a node through CUDA IPC (the CUDA plugin)
 	"queue",    // GPU (or CPU) producers to a CPU consumer through a command ring
 }
@@ -21,6 +23,7 @@ var benchmarks = []string{
 var rankRange = map[string][2]int{
 	"sendrecv": {2, 65536},
 	"write":    {2, 65536},
+	"all2all":  {2, 65536},
 	"ipc":      {2, 64}, // one rank per GPU of one node
 	"queue":    {1, 1},
 }
@@ -51,7 +54,7 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 		for _, b := range s.Benchmarks {
 			if p.only != nil && !slices.Contains(p.only, b) {
 				if e, set := d.entries[p]; set {
-					d.fail(e, mark(ErrValue, "applies to benchmark %s only, and the sweep runs %s", p.only[0], b))
+					d.fail(e, mark(ErrValue, "applies to benchmark %s only, and the sweep runs %s", strings.Join(p.only, ", "), b))
 				}
 			}
 		}

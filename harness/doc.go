@@ -17,8 +17,13 @@
 //	warmup     = 20                   # >= 0 (10)
 //	timeout    = "60s"                # > 0, <= 24h; bounds every wait (60s)
 //	chunk      = "1MiB"               # bytes per fabric operation (1MiB)
-//	window     = 16                   # operations in flight, 1..4096 (16)
-//	nic        = "nic0"               # libfabric domain; "" for the provider's choice
+//	window     = 16                   # operations in flight per rail, 1..4096 (16)
+//	rails      = 4                    # endpoints per rank, one per NIC, 1..16 (1)
+//	strategy   = "split"              # single | split | round-robin | per-op | adaptive (single)
+//	nics       = "nic*"               # NICs: names, a pattern, or auto (auto)
+//	pinning    = "numa"               # numa | none: pin to a core of the NIC's NUMA node (numa)
+//	memory     = "host"               # host; pinned and device arrive with the CUDA plugin (host)
+//	link_gbps  = 100                  # link speed per NIC for percent of link; 0: the provider's (0)
 //
 //	[slurm]                           # optional: what submit asks of Slurm (Resources)
 //	nodes      = [1, 2]               # an axis, like a param (1)

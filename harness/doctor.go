@@ -118,7 +118,7 @@ func checkImage(image string) Check {
 }
 
 // checkFabric lists libfabric's providers, and the tcp provider's
-// domains: the NICs the runner can be given with the nic parameter.
+// domains: the NICs the runner can be given with the nics parameter.
 func checkFabric(ctx context.Context, r slurm.Runner) []Check {
 	out, err := r.Run(ctx, "fi_info", "-l")
 	if err != nil {
@@ -141,7 +141,7 @@ func checkFabric(ctx context.Context, r slurm.Runner) []Check {
 			nics = append(nics, strings.TrimSpace(d))
 		}
 	}
-	return append(checks, Check{"nics", CheckOK, "tcp domains on this machine (params nic): " + strings.Join(nics, ", ")})
+	return append(checks, Check{"nics", CheckOK, "tcp domains on this machine (params nics): " + strings.Join(nics, ", ")})
 }
 
 func checkRunner(ctx context.Context, r slurm.Runner, runner string) Check {

@@ -16,13 +16,18 @@ type Point struct {
 	Provider   string        // libfabric provider: auto, shm, tcp or efa
 	Ranks      int           // processes to launch
 	Nodes      int           // nodes they spread over, evenly ([slurm] nodes)
-	NIC        string        // libfabric domain (NIC) the runner uses; "" for the provider's choice
 	Sizes      []uint64      // message sizes in bytes, in the order the sweep gave
 	Iterations int           // timed iterations per size
 	Warmup     int           // untimed iterations per size, before the timed ones
 	Timeout    time.Duration // bound on every wait in the runner
 	Chunk      uint64        // bytes per fabric operation
-	Window     int           // operations in flight per endpoint
+	Window     int           // operations in flight per rail
+	Rails      int           // endpoints per rank, one per NIC
+	Strategy   string        // how transfers spread over the rails
+	NICs       string        // NICs for the rails: names, patterns or "auto"
+	Pinning    string        // CPU pinning policy: numa or none
+	Memory     string        // buffer memory: host
+	LinkGbps   float64       // link speed per NIC for percent-of-link; 0: the provider's
 	Launch     string        // ipc: the copy kernel's grid x block ("128x256"), or "auto"
 	Direction  string        // ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)
 	Cells      string        // queue: where the ring's cells live: pinned, managed, device, or host (cpu producers)
@@ -52,8 +57,8 @@ func (s *Sweep) count() int {
 // Points expands the sweep into its points: the cartesian product of the
 // benchmarks and of every param given as a list. The benchmark is the
 // outermost loop, then the params in this order: provider, ranks, nodes
-// (of [slurm]), nic, iterations, warmup, timeout, chunk, window; the last
-// varies fastest.
+// (of [slurm]), iterations, warmup, timeout, chunk, window, rails,
+// strategy, nics, pinning, memory, link_gbps; the last varies fastest.
 // Sizes are never an axis: each point carries all of them.
 //
 // Point.Hash is the first 16 hex digits of the SHA-256 of the point's
@@ -140,14 +145,12 @@ func labelOf(v any) string {
 //	--warmup 20 --timeout 60s --chunk 1048576 --window 16
 //
 // Ranks and nodes are not among them: the launcher (mpirun -np, srun -n
-// -N) sets them. A param whose value is "" (nic) is left out: the runner's
-// default applies.
+// -N) sets them.
 func (p Point) RunnerArgs() []string {
 	var args []string
 	for _, q := range axes() {
-		v := argOf(q.field.get(&p))
-		if q.flag != "" && v != "" && q.appliesTo(p.Benchmark) { // "": the runner's default
-			args = append(args, q.flag, v)
+		if q.flag != "" && q.appliesTo(p.Benchmark) {
+			args = append(args, q.flag, argOf(q.field.get(&p)))
 		}
 	}
 	return args

@@ -183,8 +183,8 @@ func (l *Local) mpirunArgs(p Point, dir string) []string {
 	}
 	args = append(args, l.Runner)
 	args = append(args, p.RunnerArgs()...)
-	if p.Provider == "tcp" && p.NIC == "" {
-		args = append(args, "--nic", "lo") // a local run talks over loopback unless told otherwise
+	if p.Provider == "tcp" && p.NICs == "auto" {
+		args = append(args, "--nic", "lo") // a local run talks over loopback only
 	}
 	return append(args, "--out", dir)
 }

@@ -32,14 +32,12 @@ type param struct {
 // here and a new field in Point.
 var params = []*param{
 	{name: "provider", def: "auto", read: readString(oneOf("provider", "auto", "shm", "tcp", "efa")),
-		only: []string{"sendrecv", "write"},
+		only: network,
 		flag: "--provider", field: bind(func(p *Point) *string { return &p.Provider })},
 	{name: "ranks", def: int64(2), read: readInt(1, 65536),
 		field: bind(func(p *Point) *int { return &p.Ranks })},
 	{name: "nodes", table: "slurm", def: int64(1), read: readInt(1, 65536),
 		field: bind(func(p *Point) *int { return &p.Nodes })},
-	{name: "nic", def: "", read: readString(checkNIC), only: []string{"sendrecv", "write"},
-		flag: "--nic", field: bind(func(p *Point) *string { return &p.NIC })},
 	{name: "sizes", def: "4KiB..4MiB", read: readSize, inner: true,
 		flag: "--sizes", field: bind(func(p *Point) *[]uint64 { return &p.Sizes })},
 	{name: "iterations", def: int64(100), read: readInt(1, noMax),
@@ -48,10 +46,22 @@ var params = []*param{
 		flag: "--warmup", field: bind(func(p *Point) *int { return &p.Warmup })},
 	{name: "timeout", def: "60s", read: readDuration(24 * time.Hour),
 		flag: "--timeout", field: bind(func(p *Point) *time.Duration { return &p.Timeout })},
-	{name: "chunk", def: "1MiB", read: readSize, only: []string{"sendrecv", "write"},
+	{name: "chunk", def: "1MiB", read: readSize, only: network,
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
-	{name: "window", def: int64(16), read: readInt(1, 4096), only: []string{"sendrecv", "write"},
+	{name: "window", def: int64(16), read: readInt(1, 4096), only: network,
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
+	{name: "rails", def: int64(1), read: readInt(1, 16), only: network,
+		flag: "--rails", field: bind(func(p *Point) *int { return &p.Rails })},
+	{name: "strategy", def: "single", read: readString(oneOf("strategy", strategies...)), only: network,
+		flag: "--strategy", field: bind(func(p *Point) *string { return &p.Strategy })},
+	{name: "nics", def: "auto", read: readString(nonEmpty("nics")), only: network,
+		flag: "--nic", field: bind(func(p *Point) *string { return &p.NICs })},
+	{name: "pinning", def: "numa", read: readString(oneOf("pinning", "numa", "none")), only: network,
+		flag: "--pin", field: bind(func(p *Point) *string { return &p.Pinning })},
+	{name: "memory", def: "host", read: readString(memoryKind), only: network,
+		flag: "--memory", field: bind(func(p *Point) *string { return &p.Memory })},
+	{name: "link_gbps", def: int64(0), read: readGbps, only: network,
+		flag: "--link-gbps", field: bind(func(p *Point) *float64 { return &p.LinkGbps })},
 	{name: "launch", def: "auto", read: readString(checkLaunch), only: []string{"ipc"},
 		flag: "--launch", field: bind(func(p *Point) *string { return &p.Launch })},
 	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull")), only: []string{"ipc"},
@@ -64,6 +74,53 @@ var params = []*param{
 		flag: "--producer", field: bind(func(p *Point) *string { return &p.Producer })},
 	{name: "producers", def: int64(1), read: readInt(1, 1<<20), only: []string{"queue"},
 		flag: "--producers", field: bind(func(p *Point) *int { return &p.Producers })},
+}
+
+// network are the benchmarks that move data over libfabric: the params of
+// NICs, rails and chunks apply to them only.
+var network = []string{"sendrecv", "write", "all2all"}
+
+// strategies are the ways a multi-rail transfer spreads over the rails,
+// as efaxx-runner's --strategy takes them (native/xfer.c defines them).
+var strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
+
+// memoryKind accepts the buffer memory kinds that exist today.
+func memoryKind(s string) error {
+	switch s {
+	case "host":
+		return nil
+	case "pinned", "device":
+		return mark(ErrValue, "memory %q arrives with the CUDA plugin (a later issue); only \"host\" exists now", s)
+	}
+	return mark(ErrValue, "unknown memory %q; known: host (pinned and device arrive with the CUDA plugin)", s)
+}
+
+// nonEmpty accepts any string but the empty one.
+func nonEmpty(what string) func(string) error {
+	return func(s string) error {
+		if s == "" {
+			return mark(ErrValue, "%s is empty: name NICs (\"nic0,nic1\"), a pattern (\"nic*\"), or \"auto\"", what)
+		}
+		return nil
+	}
+}
+
+// readGbps reads a link speed in Gbps: a number >= 0, 0 meaning the
+// speed the provider reports.
+func readGbps(raw any) (any, error) {
+	var v float64
+	switch n := raw.(type) {
+	case int64:
+		v = float64(n)
+	case float64:
+		v = n
+	default:
+		return nil, typeError("number of Gbps", raw)
+	}
+	if v < 0 || v > 1e6 || v != v {
+		return nil, mark(ErrValue, "%v Gbps is out of range: want 0 (the provider's speed) up to 1e6", v)
+	}
+	return v, nil
 }
 
 // benchmarkParam is the top-level benchmark key. It reads like a param and is

@@ -230,10 +230,25 @@ func (d *decoder) resolve(s *Sweep) {
 	}
 	d.defaultRanks(s)
 	d.checkBenchmarks(s)
+	if err := checkCombinations(s); err != nil {
+		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})
+	}
 	d.resolveResources(s)
 	if n := s.count(); n > MaxPoints {
 		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
 	}
+}
+
+// checkCombinations rejects params that are valid alone but not together.
+// sendrecv cannot be adaptive: a two-sided receive must be posted on the
+// rail its message will arrive on before the sender picks the rail.
+func checkCombinations(s *Sweep) error {
+	strategy := slices.Index(axes(), paramNamed("strategy"))
+	if slices.Contains(s.Benchmarks, "sendrecv") && slices.Contains(s.values[strategy], any("adaptive")) {
+		return mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
+			"its message arrives on before the sender picks one; use write or all2all, or a fixed strategy")
+	}
+	return nil
 }
 
 // defaultRanks gives a sweep that leaves ranks unset the ranks its

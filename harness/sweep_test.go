@@ -98,9 +98,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", "name = \"../x\"\nbenchmark = \"write\"\n",
 			`sweeps/x.toml:1: name: "../x" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit`},
 		{"unknown benchmark", "name = \"x\"\nbenchmark = \"wirte\"\n",
-			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, ipc, queue`},
+			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, ipc, queue`},
 		{"unknown benchmark in a list", "name = \"x\"\nbenchmark = [\"write\", \"alltoall\"]\n",
-			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall"; known: sendrecv, write, ipc, queue`},
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall" (did you mean "all2all"?); known: sendrecv, write, all2all, ipc, queue`},
 		{"unknown provider", head + "[params]\nprovider = \"verbs\"\n",
 			`sweeps/x.toml:4: params.provider: unknown provider "verbs"; known: auto, shm, tcp, efa`},
 		{"ranks too few", head + "[params]\nranks = 1\n",
@@ -192,7 +192,7 @@ sizes = "64MiB..4KiB"
 timeout = 60
 window = [1, 1]
 `, `sweeps/x.toml:2: name: "bad name" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit
-sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, ipc, queue
+sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, ipc, queue
 sweeps/x.toml:6: params.provider: empty list: the sweep would expand to no points
 sweeps/x.toml:7: params.ranks: want integer, got string
 sweeps/x.toml:8: params.sizez: unknown key (did you mean "sizes"?)
@@ -318,10 +318,40 @@ func TestParseDefaults(t *testing.T) {
 	}
 	want := []string{"--benchmark", "sendrecv", "--provider", "auto",
 		"--sizes", "4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304",
-		"--iterations", "100", "--warmup", "10", "--timeout", "60s", "--chunk", "1048576", "--window", "16"}
+		"--iterations", "100", "--warmup", "10", "--timeout", "60s", "--chunk", "1048576", "--window", "16",
+		"--rails", "1", "--strategy", "single", "--nic", "auto", "--pin", "numa", "--memory", "host", "--link-gbps", "0"}
 	if got := p[0].RunnerArgs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("RunnerArgs() = %q, want %q", got, want)
 	} else if got, want := p[0].Ranks, 2; got != want {
 		t.Errorf("Ranks = %d, want %d", got, want)
+	}
+}
+
+func TestParseRejectsCombinationsAndMemory(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"sendrecv adaptive", "name = \"x\"\nbenchmark = [\"sendrecv\", \"write\"]\n[params]\nstrategy = [\"split\", \"adaptive\"]\n",
+			"params.strategy: sendrecv cannot use the adaptive strategy"},
+		{"device memory", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmemory = \"device\"\n",
+			`params.memory: memory "device" arrives with the CUDA plugin`},
+		{"pinned memory", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmemory = \"pinned\"\n",
+			`params.memory: memory "pinned" arrives with the CUDA plugin`},
+		{"rails", "name = \"x\"\nbenchmark = \"write\"\n[params]\nrails = 17\n", "params.rails: 17 is out of range"},
+		{"link", "name = \"x\"\nbenchmark = \"write\"\n[params]\nlink_gbps = -1\n", "params.link_gbps: -1 Gbps is out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := harness.Parse("x.toml", []byte(tt.text))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	s, err := harness.Parse("x.toml", []byte("name = \"x\"\nbenchmark = \"all2all\"\n[params]\nrails = 4\nstrategy = \"adaptive\"\nlink_gbps = 0.25\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(s.Points()[0].RunnerArgs(), " ")
+	if !strings.Contains(args, "--rails 4 --strategy adaptive") || !strings.Contains(args, "--link-gbps 0.25") {
+		t.Errorf("RunnerArgs = %s", args)
 	}
 }

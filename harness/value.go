@@ -3,10 +3,11 @@ package harness
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"efaxx/slurm"
 )
 
 // Resolved values have one Go type per kind of param: string, int,
@@ -42,12 +43,17 @@ func typeError(want string, raw any) error {
 	return mark(ErrType, "want %s, got %s", want, typeName(raw))
 }
 
-// readString reads a string that check accepts.
+// readString reads a string that check accepts. A string with a line
+// break or another control character is refused first: it becomes an
+// argument in a job script, where no quoting can carry it.
 func readString(check func(string) error) reader {
 	return func(raw any) (any, error) {
 		s, ok := raw.(string)
 		if !ok {
 			return nil, typeError("string", raw)
+		}
+		if err := slurm.CheckValue("value", s); err != nil {
+			return nil, mark(ErrValue, "%v", err)
 		}
 		if err := check(s); err != nil {
 			return nil, err
@@ -183,14 +189,3 @@ func joinSizes(sizes []uint64, format func(uint64) string) string {
 	}
 	return strings.Join(parts, ",")
 }
-
-// checkNIC accepts a network interface or libfabric domain name ("nic0",
-// "lo", "rdmap16s27-rdm"), or "" for the provider's choice.
-func checkNIC(s string) error {
-	if s == "" || validNIC.MatchString(s) {
-		return nil
-	}
-	return mark(ErrValue, "nic %q: want an interface or libfabric domain name (letters, digits, '.', '_', ':', '-')", s)
-}
-
-var validNIC = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$`)

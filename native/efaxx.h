@@ -14,17 +14,30 @@
 #include <stdint.h>
 
 #define EFX_ERRLEN 512
+#define EFX_MAX_RAILS 16
 
 typedef struct efx_ctx efx_ctx;
 
+/* How chunks are spread over the rails (see native/xfer.c). */
+enum {
+	EFX_SINGLE = 0,      /* rail 0 only */
+	EFX_SPLIT = 1,       /* one slice of each buffer per rail, in flight together */
+	EFX_ROUND_ROBIN = 2, /* whole buffers per destination: destination d on rail (d + own rank) mod rails */
+	EFX_PER_OP = 3,      /* chunk k on rail k mod rails */
+	EFX_ADAPTIVE = 4,    /* each chunk to the rail with the most free window */
+};
+
 /* What one step measures; strings are owned by the caller. */
 typedef struct efx_config {
-	const char *benchmark; /* "sendrecv" or "write" */
+	const char *benchmark; /* "sendrecv", "write", "all2all", "ipc" or "queue" */
 	const char *provider;  /* "auto", "shm", "tcp", "efa", or any libfabric provider name */
-	const char *nic;       /* libfabric domain to use ("lo", "nic0"), or NULL/"" for the provider's choice */
+	const char *nics;      /* comma-separated libfabric domains or fnmatch patterns ("lo", "nic*"); NULL/"": any */
+	uint32_t rails;        /* endpoints to open, one per NIC (NICs are reused when there are fewer) */
+	uint32_t strategy;     /* EFX_SINGLE ... EFX_ADAPTIVE */
+	int32_t core;          /* CPU to pin the measuring (queue: consuming) thread to; -1: no pinning */
 	uint64_t max_size;     /* largest message size; buffers are sized for it */
 	uint64_t chunk;        /* bytes per fabric operation */
-	uint32_t window;       /* operations in flight */
+	uint32_t window;       /* operations in flight per rail */
 	uint64_t iterations;   /* timed iterations per size and peer */
 	uint64_t warmup;       /* untimed iterations before them */
 	int64_t timeout_ns;    /* longest wait without any progress */
@@ -37,28 +50,34 @@ typedef struct efx_config {
 	int32_t blocking;     /* queue: 1 waits for each command's completion, 0 once at the end (NBI) */
 	uint32_t producers;   /* queue: threads pushing commands */
 	int32_t cpu_producer; /* queue: 1 runs the producers on CPU threads: the ring with no GPU */
-	int32_t core;         /* CPU for the measuring (queue: consuming) thread; -1: not pinned */
 } efx_config;
+
+/* One rail as opened: filled by efx_open. */
+typedef struct efx_rail_info {
+	char domain[128];  /* the NIC (libfabric domain) */
+	char fabric[128];
+	uint64_t link_bps; /* its link speed in bit/s, 0 when unknown */
+} efx_rail_info;
 
 /* The fingerprint of this rank, filled by efx_mpi_init and efx_open. */
 typedef struct efx_info {
 	int32_t rank, world, local_rank, local_size;
 	char host[256];
 	char provider[64];
-	char fabric[128];
-	char domain[128];
 	char mr_mode[128]; /* "FI_MR_VIRT_ADDR|FI_MR_PROV_KEY", or "" */
-	uint64_t link_bps; /* NIC link speed in bit/s, 0 when unknown */
 	char libfabric[32];
 	char mpi[256];
+	int32_t core;      /* the CPU this rank is pinned to, -1 when not pinned */
+	uint32_t nrails;
+	efx_rail_info rail[EFX_MAX_RAILS];
 	char gpu[256]; /* "NVIDIA H200, sm_90, 132 SMs, ..." when a GPU benchmark opened one */
 } efx_info;
 
-enum { EFX_ROLE_INITIATOR = 0, EFX_ROLE_TARGET = 1 };
+enum { EFX_ROLE_INITIATOR = 0, EFX_ROLE_TARGET = 1, EFX_ROLE_BOTH = 2 };
 
-/* One measurement of one rank against one peer at one size. */
+/* One measurement of one rank against one peer (or all, peer -1) at one size. */
 typedef struct efx_sample {
-	int32_t peer;
+	int32_t peer; /* -1: every other rank at once */
 	int32_t role;
 	uint64_t size;
 	uint64_t bytes_sent; /* payload bytes this rank sent per iteration */
@@ -66,6 +85,8 @@ typedef struct efx_sample {
 	uint64_t iterations;
 	uint64_t elapsed_ns;
 	uint64_t lat_min, lat_p50, lat_p99, lat_max; /* per-iteration ns */
+	uint64_t rail_bytes[EFX_MAX_RAILS];          /* bytes this rank sent on each rail, all timed iterations */
+	uint64_t requeued; /* its posts the provider refused with -FI_EAGAIN, queued and posted later */
 	char variant[32]; /* how it was measured, when one run measures several ways ("264x512", "memcpy") */
 } efx_sample;
 

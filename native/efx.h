@@ -18,11 +18,17 @@
 #include "efaxx.h"
 #include "efaxx_cuda.h"
 
-#define EFX_ADDRLEN 256 /* room for any provider's endpoint name */
-#define EFX_MAX_SLOTS 64 /* write slots: how far a write initiator may run ahead of verification */
-#define EFX_ACKS 8      /* ack receives kept posted by a write initiator */
+#define EFX_ADDRLEN 256  /* room for any provider's endpoint name */
+#define EFX_MAX_SLOTS 64 /* write slots: how far a writer may run ahead of verification; a power of two */
+#define EFX_ACKS 8       /* ack receives kept posted by a writer */
 
-/* efx_fail formats a message into ctx->err and returns -1. */
+/* Remote CQ data of a write: the sender's rank and its iteration mod 2^16.
+ * 32 bits, the least any provider with FI_RMA offers (efa). */
+#define EFX_DATA(sender, it) (((uint64_t)(uint32_t)(sender) << 16) | ((it) & 0xffff))
+#define EFX_DATA_SENDER(d) ((int)(((d) >> 16) & 0xffff))
+#define EFX_DATA_TAG(d) ((uint32_t)((d) & 0xffff))
+
+/* efx_fail formats a message into err and returns -1. */
 #define efx_fail(err, ...) (snprintf((err), EFX_ERRLEN, __VA_ARGS__), -1)
 
 /* EFX_FI runs a libfabric call and fails with its name and fi_strerror. */
@@ -34,28 +40,41 @@
 					#call, fi_strerror(-efx_ret_));          \
 	} while (0)
 
-enum efx_op_kind { OP_TX, OP_RX, OP_ACK };
+enum efx_op_kind { OP_SEND, OP_RECV, OP_WRITE, OP_ACK };
 
-/* An operation context: libfabric needs fi_context2 scratch first (FI_CONTEXT2). */
+struct efx_rail;
+
+/* An operation: libfabric's fi_context2 scratch first (FI_CONTEXT2), then
+ * what is needed to post it again from the pending queue. */
 typedef struct efx_op {
 	struct fi_context2 fi;
+	struct efx_op *next; /* pending queue, or the free list */
+	struct efx_rail *rail;
 	enum efx_op_kind kind;
-	uint32_t index;
+	uint32_t index; /* ack receives: which one */
+	int peer;
+	void *buf;
+	size_t len;
+	void *desc;
+	uint64_t raddr, data; /* write: remote address and CQ data */
+	bool delivered;       /* write: complete only once the data is at the target (FI_DELIVERY_COMPLETE) */
+	int64_t posted_at;    /* ns: adaptive times each rail by its completions */
+	uint64_t *done;       /* counter bumped on completion */
 } efx_op;
 
-/* A peer's receive region as it told us over MPI. */
+/* A peer's receive region as it told us over MPI, per rail. */
 typedef struct efx_remote {
 	uint64_t addr; /* base for fi_write: its VA with FI_MR_VIRT_ADDR, else 0 */
 	uint64_t key;
 } efx_remote;
 
-/* A registered buffer. */
+/* A buffer, registered once per rail. */
 typedef struct efx_buf {
 	uint8_t *ptr;
 	size_t len;
-	struct fid_mr *mr;
-	void *desc;
 } efx_buf;
+
+enum { BUF_SRC, BUF_DST, BUF_CTL, NBUFS };
 
 /* The CUDA plugin's functions, resolved at load (cuda.c). */
 typedef struct efx_cuda_api {
@@ -71,44 +90,108 @@ typedef struct efx_cuda_api {
 	int (*queue)(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
 } efx_cuda_api;
 
-struct efx_ctx {
-	efx_config cfg;
-	efx_info *info;
-	char benchmark[32];
 
+/* One endpoint on one NIC, with everything libfabric hangs off it. */
+typedef struct efx_rail {
+	uint32_t index;
 	struct fi_info *fi;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_cq *cq;
 	struct fid_av *av;
 	struct fid_ep *ep;
-	fi_addr_t *addrs;    /* world rank -> fabric address */
-	efx_remote *remote;  /* world rank -> its dst region */
-	uint64_t mr_key_next;
+	struct fid_mr *mr[NBUFS];
+	void *desc[NBUFS];
+	fi_addr_t *addrs;   /* world rank -> its endpoint on this rail */
+	efx_remote *remote; /* world rank -> its dst buffer through this rail */
 
-	efx_buf src; /* max_size: what this rank sends or writes */
-	efx_buf dst; /* 2 * max_size: where peers' data lands, cut into slots */
-	efx_buf ctl; /* ack messages */
-	efx_op *ops;        /* 2*window pooled tx/rx contexts, then EFX_ACKS ack contexts */
-	uint32_t *free_ops; /* indices of idle pooled contexts */
-	uint32_t nfree;
+	efx_op *ops;            /* 2 * window pooled contexts */
+	efx_op *free;           /* idle ones */
+	uint32_t tx_inflight;   /* sends and writes queued or posted, not completed */
+	uint32_t rx_inflight;   /* receives likewise */
+	efx_op *pend_head, *pend_tail; /* refused with -FI_EAGAIN: posted again after a CQ read */
+	double ns_per_byte;     /* adaptive: the rail's measured service time, 0 until measured */
+	int64_t last_done;      /* ns of its last send or write completion */
+} efx_rail;
 
-	/* Completion state, advanced by efx_progress. */
-	uint64_t tx_posted, tx_done;
-	uint64_t rx_done;
-	uint64_t acked;           /* highest ack received: iterations the target verified */
-	uint32_t ack_repost;      /* bit i: ack receive i waits to be posted again */
-	uint32_t nslots;                  /* slots of the current write phase */
-	uint64_t wr_count[EFX_MAX_SLOTS]; /* remote writes landed per slot */
-	uint32_t wr_tag[EFX_MAX_SLOTS];   /* the iteration tag they carried */
-	int64_t last_progress;    /* ns; a wait fails when nothing happens for timeout */
+/* The ack a target sends after verifying: iterations of from it has checked. */
+typedef struct efx_ack {
+	uint32_t from, pad;
+	uint64_t value;
+} efx_ack;
 
+/* A transfer plan: one buffer of size bytes cut into ops. With slices > 1
+ * (split), slice s covers [s*base, (s+1)*base) and is cut into chunks on its
+ * own; op k is numbered slice-major. */
+typedef struct efx_plan {
+	uint64_t size, chunk, base;
+	uint32_t slices;
+	uint64_t per_slice; /* ops of a full slice */
+	uint64_t n;         /* ops in all */
+} efx_plan;
+
+/* One destination (or source) of a transfer and its posting cursors. */
+typedef struct efx_stream {
+	int peer;
+	uint32_t rail;                 /* single, round-robin: the one rail */
+	uint64_t remote_off;           /* write: offset of the target slot in the peer's dst */
+	uint64_t cur[EFX_MAX_RAILS];   /* fixed strategies: next op on each rail */
+	uint64_t next;                 /* adaptive: next op */
+} efx_stream;
+
+/* A transfer: the same plan moved to (or from) each of its streams. */
+typedef struct efx_xfer {
+	enum efx_op_kind kind; /* OP_SEND, OP_RECV or OP_WRITE */
+	const efx_plan *plan;
+	uint8_t *buf;          /* local base: src, or where receives land */
+	uint64_t data;         /* write: remote CQ data */
+	uint32_t nstreams;
+	efx_stream *streams;
+	uint64_t done;   /* completed ops */
+	uint32_t window; /* ops in flight per rail (set when it starts) */
+} efx_xfer;
+
+struct efx_ctx {
+	efx_config cfg;
+	efx_info *info;
+	char benchmark[32];
+	const struct efx_bench *bench;
+
+	uint32_t nrails;
+	efx_rail rail[EFX_MAX_RAILS];
+	uint32_t rr_next; /* adaptive: where the search for the freest rail starts */
+
+	efx_buf buf[NBUFS]; /* src: max_size; dst: regions x 2 slots' worth; ctl: acks */
+	uint32_t regions;   /* dst regions: one per sender that writes to this rank */
+	uint64_t region_len;
+	efx_op acks[EFX_ACKS];
+	uint64_t *acked;  /* world: highest ack received from each rank */
+
+	uint32_t nslots;   /* slots per region at the current size */
+	uint64_t *wr_count; /* regions x EFX_MAX_SLOTS: writes landed */
+	uint32_t *wr_tag;   /* their iteration tag */
+	efx_stream *streams; /* world: scratch for transfers */
+
+	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
+	bool yield;            /* more ranks on this node than cores: idle polls yield the core */
+	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
+	uint64_t requeued;                  /* posts that went to a pending queue since then */
 	uint64_t *lat;
 	char *err;
 
 	efx_cuda_api cuda; /* loaded by GPU benchmarks only */
 	efx_cuda *gpu;
 };
+
+/* A benchmark: how it measures one size. */
+typedef struct efx_bench {
+	const char *name;
+	int min_ranks;
+	bool acks;         /* writers keep ack receives posted */
+	bool all_senders;  /* every rank writes to this one (dst regions for each) */
+	int (*open)(efx_ctx *c); /* the step's resources */
+	int (*run)(efx_ctx *c, uint64_t size, efx_sample *out, int *n);
+} efx_bench;
 
 /* time */
 static inline int64_t efx_now(void)
@@ -121,6 +204,9 @@ static inline int64_t efx_now(void)
 /* efx_stride is the distance between write slots: a size rounded up to a cache line. */
 static inline uint64_t efx_stride(uint64_t size) { return (size + 63) & ~(uint64_t)63; }
 
+/* efx_region is where sender's writes land in receiver's dst: one region per other rank. */
+static inline uint32_t efx_region(int sender, int receiver) { return (uint32_t)(sender < receiver ? sender : sender - 1); }
+
 /* mpi_boot.c */
 int efx_allgather(efx_ctx *c, const void *send, void *recv, int bytes);
 int efx_barrier(efx_ctx *c);
@@ -129,25 +215,39 @@ int efx_pair_sync(efx_ctx *c, int peer);
 /* fabric.c */
 int efx_fabric_open(efx_ctx *c);
 void efx_fabric_close(efx_ctx *c);
+
+/* ops.c */
 int efx_progress(efx_ctx *c);
-int efx_wait_tx(efx_ctx *c, uint64_t inflight, const char *what);
-int efx_post_send(efx_ctx *c, const void *buf, size_t len, int peer);
-int efx_post_recv(efx_ctx *c, void *buf, size_t len);
-int efx_post_write(efx_ctx *c, size_t off, size_t len, int peer, uint64_t slot_off, uint32_t tag);
+int efx_stalled(efx_ctx *c, const char *what);
+efx_op *efx_take(efx_rail *r);
+int efx_post(efx_ctx *c, efx_op *op);
 int efx_post_acks(efx_ctx *c);
 int efx_send_ack(efx_ctx *c, int peer, uint64_t value);
-int efx_stalled(efx_ctx *c, const char *what);
+int efx_wait_acks(efx_ctx *c, int peer, uint64_t n);
+void efx_set_slots(efx_ctx *c, uint64_t size);
+int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it);
+
+/* xfer.c */
+void efx_plan_init(efx_plan *p, uint64_t size, uint64_t chunk, uint32_t slices);
+void efx_plan_op(const efx_plan *p, uint64_t k, uint64_t *off, uint64_t *len);
+void efx_plan_for(efx_ctx *c, efx_plan *p, uint64_t size);
+uint32_t efx_stream_rail(const efx_ctx *c, int a, int b);
+int efx_xfer_run(efx_ctx *c, efx_xfer *xs, int nx, const char *what);
 
 /* pattern.c */
 void efx_fill(uint8_t *buf, size_t len, int sender);
-void efx_stamp(uint8_t *buf, size_t len, size_t chunk, uint64_t seq, int sender);
-void efx_unstamp(uint8_t *buf, size_t len, size_t chunk, int sender);
+void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender);
+void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender);
 void efx_corrupt(uint8_t *buf, size_t len);
-int efx_check(const uint8_t *buf, size_t len, size_t chunk, uint64_t seq, int sender, bool full,
-	      char *err);
+int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
 
 /* bench.c */
-uint64_t efx_seed(uint64_t size, int pair, uint64_t it);
+int efx_open_fabric(efx_ctx *c);
+uint64_t efx_seed(uint64_t size, int sender, uint64_t it);
+int efx_each_peer(efx_ctx *c, uint64_t size, efx_sample *out, int *n,
+		  int (*fn)(efx_ctx *c, uint64_t size, int peer, efx_sample *s));
+void efx_reset_counts(efx_ctx *c);
+void efx_rail_bytes(efx_ctx *c, efx_sample *s);
 
 /* stats.c */
 void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
@@ -156,10 +256,10 @@ void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
 int efx_cuda_load(efx_cuda_api *api, char *err);
 void efx_cuda_unload(efx_cuda_api *api);
 
-/* benchmarks: open prepares a step, run measures one size against one peer
- * and returns the samples written (or -1), size measures one size alone. */
-int efx_sendrecv(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
-int efx_write(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
+/* benchmarks (a table entry each) and the GPU benchmarks' entry points:
+ * ipc measures one size against one peer and returns the samples it wrote
+ * (or -1), queue one size alone. */
+extern const efx_bench efx_sendrecv, efx_write, efx_all2all;
 int efx_ipc_open(efx_ctx *c);
 int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
 int efx_queue_open(efx_ctx *c);

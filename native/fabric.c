@@ -1,8 +1,15 @@
 /*
- * fabric.c: one libfabric RDM endpoint per rank, its completion queue,
- * address vector and memory registrations. They live for the whole step;
- * message sizes change inside them, nothing is rebuilt per size.
+ * fabric.c: the rails of a rank. Each rail is one libfabric RDM endpoint
+ * with its own fabric, domain, completion queue, address vector and memory
+ * registrations, on one NIC (libfabric domain). Rails on different NICs
+ * need their own domain anyway, so one code path serves both cases; where
+ * there are fewer NICs than rails (tcp on loopback, shm) several rails share
+ * a NIC. Everything lives for the whole step; nothing is rebuilt per size.
  */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <errno.h>
+#include <fnmatch.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,54 +31,165 @@ static struct fi_info *make_hints(const char *prov)
 	return h;
 }
 
-/* pick_domain keeps the entry for the asked domain (NIC): utility providers
- * such as ofi_rxm list every domain whatever the hint says. */
-static int pick_domain(efx_ctx *c, const char *prov)
-{
-	const char *nic = c->cfg.nic;
-	if (!nic || !*nic)
-		return 0;
-	char seen[512] = "";
-	for (struct fi_info *i = c->fi; i; i = i->next) {
-		if (strcmp(i->domain_attr->name, nic) == 0) {
-			struct fi_info *one = fi_dupinfo(i);
-			fi_freeinfo(c->fi);
-			c->fi = one;
-			return one ? 0 : efx_fail(c->err, "fi_dupinfo: out of memory");
-		}
-		if (!strstr(seen, i->domain_attr->name))
-			snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s", seen[0] ? ", " : "",
-				 i->domain_attr->name);
-	}
-	return efx_fail(c->err, "provider \"%s\" offers no domain \"%s\" here; it offers: %s", prov, nic, seen);
-}
-
-static int get_info(efx_ctx *c, const char *prov, bool quiet)
+static int get_info(const char *prov, struct fi_info **out, char *err, bool quiet)
 {
 	struct fi_info *h = make_hints(prov);
 	if (!h)
-		return efx_fail(c->err, "fi_allocinfo: out of memory");
-	int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, h, &c->fi);
+		return efx_fail(err, "fi_allocinfo: out of memory");
+	int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, h, out);
 	fi_freeinfo(h);
 	if (ret && !quiet)
-		return efx_fail(c->err,
+		return efx_fail(err,
 				"provider \"%s\" is not usable here for FI_EP_RDM with FI_MSG|FI_RMA (fi_getinfo: %s); "
 				"`fi_info -l` lists the providers",
 				prov, fi_strerror(-ret));
-	if (ret)
-		return -1;
-	return pick_domain(c, prov);
+	return ret ? -1 : 0;
 }
 
 /* resolve_provider turns "auto" into efa, then shm on one node, else tcp. */
-static int resolve_provider(efx_ctx *c)
+static int resolve_provider(efx_ctx *c, struct fi_info **out)
 {
 	const char *p = c->cfg.provider;
 	if (strcmp(p, "auto") != 0)
-		return get_info(c, p, false);
-	if (get_info(c, "efa", true) == 0)
+		return get_info(p, out, c->err, false);
+	if (get_info("efa", out, c->err, true) == 0)
 		return 0;
-	return get_info(c, c->info->local_size == c->info->world ? "shm" : "tcp", false);
+	return get_info(c->info->local_size == c->info->world ? "shm" : "tcp", out, c->err, false);
+}
+
+/* matches reports whether domain is named by one of the comma-separated
+ * names or fnmatch patterns of list. */
+static bool matches(const char *list, const char *domain)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (fnmatch(tok, domain, 0) == 0)
+			return true;
+	return false;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct fi_info *const *)a)->domain_attr->name, (*(struct fi_info *const *)b)->domain_attr->name);
+}
+
+/* pick_nics lists the first entry of each domain that nics names, sorted by
+ * name (utility providers such as ofi_rxm list every domain whatever the
+ * hints say); it returns how many, or -1 with a message naming what exists. */
+static int pick_nics(efx_ctx *c, struct fi_info *all, struct fi_info **nic, int max)
+{
+	const char *want = c->cfg.nics;
+	int n = 0;
+	char seen[512] = "";
+	for (struct fi_info *i = all; i; i = i->next) {
+		const char *d = i->domain_attr->name;
+		bool dup = false;
+		for (int j = 0; j < n; j++)
+			dup |= strcmp(nic[j]->domain_attr->name, d) == 0;
+		if (!dup && (!want || !*want || matches(want, d)) && n < max)
+			nic[n++] = i;
+		if (!strstr(seen, d))
+			snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s", seen[0] ? ", " : "", d);
+	}
+	if (n == 0)
+		return efx_fail(c->err, "provider \"%s\" offers no domain matching \"%s\" here; it offers: %s",
+				all->fabric_attr->prov_name, want, seen);
+	if (want && *want) /* with no choice made, keep the provider's preference order */
+		qsort(nic, (size_t)n, sizeof *nic, by_name);
+	return n;
+}
+
+static int open_endpoint(efx_ctx *c, efx_rail *r)
+{
+	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
+	struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
+	EFX_FI(c->err, fi_fabric(r->fi->fabric_attr, &r->fabric, NULL));
+	EFX_FI(c->err, fi_domain(r->fabric, r->fi, &r->domain, NULL));
+	EFX_FI(c->err, fi_cq_open(r->domain, &cq_attr, &r->cq, NULL));
+	EFX_FI(c->err, fi_av_open(r->domain, &av_attr, &r->av, NULL));
+	EFX_FI(c->err, fi_endpoint(r->domain, r->fi, &r->ep, NULL));
+	EFX_FI(c->err, fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV));
+	EFX_FI(c->err, fi_ep_bind(r->ep, &r->av->fid, 0));
+	EFX_FI(c->err, fi_enable(r->ep));
+	if (r->fi->domain_attr->cq_data_size < 4)
+		return efx_fail(c->err, "provider %s carries no remote CQ data; RDMA write completion needs it",
+				r->fi->fabric_attr->prov_name);
+	return 0;
+}
+
+/* reg registers every buffer with rail r as its domain asks. */
+static int reg(efx_ctx *c, efx_rail *r)
+{
+	uint64_t access = FI_SEND | FI_RECV | FI_WRITE | FI_READ | FI_REMOTE_WRITE | FI_REMOTE_READ;
+	for (int b = 0; b < NBUFS; b++) {
+		efx_buf *buf = &c->buf[b];
+		EFX_FI(c->err, fi_mr_reg(r->domain, buf->ptr, buf->len, access, 0, (uint64_t)b + 1, 0, &r->mr[b], NULL));
+		if (r->fi->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+			EFX_FI(c->err, fi_mr_bind(r->mr[b], &r->ep->fid, 0));
+			EFX_FI(c->err, fi_mr_enable(r->mr[b]));
+		}
+		r->desc[b] = fi_mr_desc(r->mr[b]);
+	}
+	return 0;
+}
+
+static int alloc_buf(efx_ctx *c, efx_buf *b, size_t len)
+{
+	b->len = len ? len : 1;
+	if (posix_memalign((void **)&b->ptr, 4096, b->len))
+		return efx_fail(c->err, "allocate %zu bytes: out of memory", b->len);
+	memset(b->ptr, 0, b->len); /* touch every page now, on this rank's core */
+	return 0;
+}
+
+/* One rank's entry in a rail's allgather. */
+typedef struct efx_card {
+	char name[EFX_ADDRLEN];
+	efx_remote dst;
+} efx_card;
+
+/* exchange gives rail r every rank's address and dst region: one allgather
+ * per rail, and every address inserted once. */
+static int exchange(efx_ctx *c, efx_rail *r)
+{
+	int world = c->info->world;
+	efx_card mine = {0}, *cards = calloc((size_t)world, sizeof *cards);
+	size_t len = sizeof mine.name;
+	r->addrs = calloc((size_t)world, sizeof *r->addrs);
+	r->remote = calloc((size_t)world, sizeof *r->remote);
+	if (!cards || !r->addrs || !r->remote) {
+		free(cards);
+		return efx_fail(c->err, "exchange addresses: out of memory");
+	}
+	int rc = fi_getname(&r->ep->fid, mine.name, &len);
+	mine.dst.addr = (r->fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)c->buf[BUF_DST].ptr : 0;
+	mine.dst.key = fi_mr_key(r->mr[BUF_DST]);
+	if (rc)
+		rc = efx_fail(c->err, "fi_getname on rail %u: %s", r->index, fi_strerror(-rc));
+	else
+		rc = efx_allgather(c, &mine, cards, sizeof mine);
+	for (int k = 0; rc == 0 && k < world; k++) { /* one at a time: some providers' names vary in length */
+		if (fi_av_insert(r->av, cards[k].name, 1, &r->addrs[k], 0, NULL) != 1)
+			rc = efx_fail(c->err, "fi_av_insert of rank %d's address on rail %u failed", k, r->index);
+		r->remote[k] = cards[k].dst;
+	}
+	free(cards);
+	return rc;
+}
+
+static int make_pool(efx_ctx *c, efx_rail *r)
+{
+	uint32_t n = 2 * c->cfg.window;
+	r->ops = calloc(n, sizeof *r->ops);
+	if (!r->ops)
+		return efx_fail(c->err, "allocate %u operation contexts: out of memory", n);
+	for (uint32_t i = 0; i < n; i++) {
+		r->ops[i].rail = r;
+		r->ops[i].next = r->free;
+		r->free = &r->ops[i];
+	}
+	return 0;
 }
 
 static void mr_mode_string(uint64_t mode, char *out, size_t n)
@@ -88,101 +206,85 @@ static void mr_mode_string(uint64_t mode, char *out, size_t n)
 			snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? "|" : "", bits[i].name);
 }
 
-static int open_endpoint(efx_ctx *c)
-{
-	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
-	struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
-	EFX_FI(c->err, fi_fabric(c->fi->fabric_attr, &c->fabric, NULL));
-	EFX_FI(c->err, fi_domain(c->fabric, c->fi, &c->domain, NULL));
-	EFX_FI(c->err, fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
-	EFX_FI(c->err, fi_av_open(c->domain, &av_attr, &c->av, NULL));
-	EFX_FI(c->err, fi_endpoint(c->domain, c->fi, &c->ep, NULL));
-	EFX_FI(c->err, fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
-	EFX_FI(c->err, fi_ep_bind(c->ep, &c->av->fid, 0));
-	EFX_FI(c->err, fi_enable(c->ep));
-	return 0;
-}
-
-/* reg allocates len bytes, page aligned, and registers them as the provider asks. */
-static int reg(efx_ctx *c, efx_buf *b, size_t len)
-{
-	uint64_t mode = c->fi->domain_attr->mr_mode;
-	b->len = len;
-	if (posix_memalign((void **)&b->ptr, 4096, len ? len : 1))
-		return efx_fail(c->err, "allocate %zu bytes: out of memory", len);
-	memset(b->ptr, 0, len);
-	uint64_t access = FI_SEND | FI_RECV | FI_WRITE | FI_READ | FI_REMOTE_WRITE | FI_REMOTE_READ;
-	EFX_FI(c->err, fi_mr_reg(c->domain, b->ptr, len, access, 0, c->mr_key_next++, 0, &b->mr, NULL));
-	if (mode & FI_MR_ENDPOINT) {
-		EFX_FI(c->err, fi_mr_bind(b->mr, &c->ep->fid, 0));
-		EFX_FI(c->err, fi_mr_enable(b->mr));
-	}
-	b->desc = fi_mr_desc(b->mr);
-	return 0;
-}
-
-/* exchange gives every rank every other rank's address and receive region. */
-static int exchange(efx_ctx *c)
-{
-	int world = c->info->world;
-	char *names = calloc((size_t)world, EFX_ADDRLEN);
-	char mine[EFX_ADDRLEN] = {0};
-	size_t len = sizeof mine;
-	c->addrs = calloc((size_t)world, sizeof *c->addrs);
-	c->remote = calloc((size_t)world, sizeof *c->remote);
-	if (!names || !c->addrs || !c->remote)
-		return efx_fail(c->err, "exchange addresses: out of memory");
-	EFX_FI(c->err, fi_getname(&c->ep->fid, mine, &len));
-	if (efx_allgather(c, mine, names, EFX_ADDRLEN))
-		return -1;
-	for (int r = 0; r < world; r++) /* one at a time: some providers' names vary in length */
-		if (fi_av_insert(c->av, names + (size_t)r * EFX_ADDRLEN, 1, &c->addrs[r], 0, NULL) != 1)
-			return efx_fail(c->err, "fi_av_insert of rank %d's address failed", r);
-	free(names);
-
-	efx_remote me = {
-		.addr = (c->fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)c->dst.ptr : 0,
-		.key = fi_mr_key(c->dst.mr),
-	};
-	return efx_allgather(c, &me, c->remote, sizeof me);
-}
-
 static void fingerprint(efx_ctx *c)
 {
 	efx_info *in = c->info;
-	struct fi_info *fi = c->fi;
+	struct fi_info *fi = c->rail[0].fi;
 	snprintf(in->provider, sizeof in->provider, "%s", fi->fabric_attr->prov_name);
-	snprintf(in->fabric, sizeof in->fabric, "%s", fi->fabric_attr->name);
-	snprintf(in->domain, sizeof in->domain, "%s", fi->domain_attr->name);
 	mr_mode_string(fi->domain_attr->mr_mode, in->mr_mode, sizeof in->mr_mode);
-	if (fi->nic && fi->nic->link_attr)
-		in->link_bps = fi->nic->link_attr->speed;
 	uint32_t v = fi_version();
 	snprintf(in->libfabric, sizeof in->libfabric, "%u.%u", FI_MAJOR(v), FI_MINOR(v));
+	in->nrails = c->nrails;
+	for (uint32_t j = 0; j < c->nrails; j++) {
+		struct fi_info *f = c->rail[j].fi;
+		efx_rail_info *ri = &in->rail[j];
+		snprintf(ri->domain, sizeof ri->domain, "%s", f->domain_attr->name);
+		snprintf(ri->fabric, sizeof ri->fabric, "%s", f->fabric_attr->name);
+		ri->link_bps = f->nic && f->nic->link_attr ? f->nic->link_attr->speed : 0;
+	}
+}
+
+/* pin binds the calling thread, the one that runs every timed loop, to core. */
+static int pin(efx_ctx *c)
+{
+	c->info->core = -1;
+	if (c->cfg.core < 0)
+		return 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(c->cfg.core, &set);
+	if (sched_setaffinity(0, sizeof set, &set))
+		return efx_fail(c->err, "pin to core %d: %s", c->cfg.core, strerror(errno));
+	c->info->core = c->cfg.core;
+	return 0;
+}
+
+/* open_rails opens rail j on the j-th NIC picked, wrapping around when
+ * there are fewer NICs than rails. */
+static int open_rails(efx_ctx *c)
+{
+	struct fi_info *all = NULL, *nic[EFX_MAX_RAILS];
+	if (resolve_provider(c, &all))
+		return -1;
+	int n = pick_nics(c, all, nic, EFX_MAX_RAILS);
+	for (uint32_t j = 0; n > 0 && j < c->nrails; j++) {
+		efx_rail *r = &c->rail[j];
+		r->index = j;
+		r->fi = fi_dupinfo(nic[j % (uint32_t)n]);
+		if (!r->fi) {
+			n = efx_fail(c->err, "fi_dupinfo: out of memory");
+			break;
+		}
+		if (open_endpoint(c, r) || make_pool(c, r)) {
+			n = -1;
+			break;
+		}
+	}
+	fi_freeinfo(all);
+	return n < 0 ? -1 : 0;
 }
 
 int efx_fabric_open(efx_ctx *c)
 {
-	if (resolve_provider(c) || open_endpoint(c))
+	int world = c->info->world;
+	c->nrails = c->cfg.rails;
+	c->regions = c->bench->all_senders ? (uint32_t)world - 1 : 1;
+	c->region_len = 2 * efx_stride(c->cfg.max_size);
+	c->acked = calloc((size_t)world, sizeof *c->acked);
+	c->streams = calloc((size_t)world, sizeof *c->streams);
+	c->wr_count = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_count);
+	c->wr_tag = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_tag);
+	if (!c->acked || !c->streams || !c->wr_count || !c->wr_tag)
+		return efx_fail(c->err, "allocate per-peer state: out of memory");
+	if (pin(c) || alloc_buf(c, &c->buf[BUF_SRC], c->cfg.max_size) ||
+	    alloc_buf(c, &c->buf[BUF_DST], c->regions * c->region_len) ||
+	    alloc_buf(c, &c->buf[BUF_CTL], EFX_ACKS * sizeof(efx_ack)) || open_rails(c))
 		return -1;
-	if (c->fi->domain_attr->cq_data_size < 4)
-		return efx_fail(c->err, "provider %s carries no remote CQ data; RDMA write completion needs it",
-				c->fi->fabric_attr->prov_name);
+	for (uint32_t j = 0; j < c->nrails; j++)
+		if (reg(c, &c->rail[j]) || exchange(c, &c->rail[j]))
+			return -1;
 	fingerprint(c);
-	c->mr_key_next = 1;
-	c->nslots = 1;
-	uint32_t nops = 2 * c->cfg.window + EFX_ACKS;
-	c->ops = calloc(nops, sizeof *c->ops);
-	c->free_ops = calloc(nops, sizeof *c->free_ops);
-	if (!c->ops || !c->free_ops)
-		return efx_fail(c->err, "allocate %u operation contexts: out of memory", nops);
-	for (uint32_t i = 0; i < 2 * c->cfg.window; i++)
-		c->free_ops[c->nfree++] = i;
-	if (reg(c, &c->src, c->cfg.max_size) || reg(c, &c->dst, 2 * efx_stride(c->cfg.max_size)) ||
-	    reg(c, &c->ctl, EFX_ACKS * sizeof(uint64_t)) || exchange(c))
-		return -1;
-	efx_fill(c->src.ptr, c->src.len, c->info->rank);
-	return strcmp(c->benchmark, "write") == 0 && c->info->rank == 0 ? efx_post_acks(c) : 0;
+	return 0;
 }
 
 static void close_fid(struct fid *f)
@@ -191,27 +293,30 @@ static void close_fid(struct fid *f)
 		fi_close(f);
 }
 
-static void unreg(efx_buf *b)
+static void close_rail(efx_rail *r)
 {
-	if (b->mr)
-		fi_close(&b->mr->fid);
-	free(b->ptr);
+	close_fid(r->ep ? &r->ep->fid : NULL);
+	for (int b = 0; b < NBUFS; b++)
+		close_fid(r->mr[b] ? &r->mr[b]->fid : NULL);
+	close_fid(r->av ? &r->av->fid : NULL);
+	close_fid(r->cq ? &r->cq->fid : NULL);
+	close_fid(r->domain ? &r->domain->fid : NULL);
+	close_fid(r->fabric ? &r->fabric->fid : NULL);
+	if (r->fi)
+		fi_freeinfo(r->fi);
+	free(r->addrs);
+	free(r->remote);
+	free(r->ops);
 }
 
 void efx_fabric_close(efx_ctx *c)
 {
-	close_fid(c->ep ? &c->ep->fid : NULL);
-	unreg(&c->src);
-	unreg(&c->dst);
-	unreg(&c->ctl);
-	close_fid(c->av ? &c->av->fid : NULL);
-	close_fid(c->cq ? &c->cq->fid : NULL);
-	close_fid(c->domain ? &c->domain->fid : NULL);
-	close_fid(c->fabric ? &c->fabric->fid : NULL);
-	if (c->fi)
-		fi_freeinfo(c->fi);
-	free(c->addrs);
-	free(c->remote);
-	free(c->ops);
-	free(c->free_ops);
+	for (uint32_t j = 0; j < c->nrails; j++)
+		close_rail(&c->rail[j]);
+	for (int b = 0; b < NBUFS; b++)
+		free(c->buf[b].ptr);
+	free(c->acked);
+	free(c->streams);
+	free(c->wr_count);
+	free(c->wr_tag);
 }

@@ -27,7 +27,7 @@ static int wait_request(efx_ctx *c, MPI_Request *req, const char *what)
 		if (efx_now() > deadline)
 			return efx_fail(c->err, "%s: no answer from every rank within %.1f s (a peer died or hangs)",
 					what, c->cfg.timeout_ns / 1e9);
-		int n = c->cq ? efx_progress(c) : 0;
+		int n = c->nrails ? efx_progress(c) : 0;
 		if (n < 0)
 			return -1;
 		if (n == 0)

@@ -5,17 +5,35 @@ package native
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
+// Strategies say how a multi-rail transfer spreads over the rails, by the
+// name the runner's --strategy flag takes; the index is the C enum.
+var Strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
+
+// StrategyIndex returns the C value of a strategy name.
+func StrategyIndex(name string) (int, error) {
+	for i, s := range Strategies {
+		if s == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown strategy %q", name)
+}
+
 // Config says what one step measures.
 type Config struct {
-	Benchmark  string        // "sendrecv" or "write"
+	Benchmark  string        // "sendrecv", "write", "all2all", "ipc" or "queue"
 	Provider   string        // "auto", "shm", "tcp", "efa", or another libfabric provider
-	NIC        string        // libfabric domain ("lo", "nic0"); empty: the provider's choice
+	NICs       string        // comma-separated libfabric domains or patterns ("lo", "nic*"); empty: the provider's
+	Rails      int           // endpoints per rank, one per NIC; NICs are reused when there are fewer
+	Strategy   string        // one of Strategies
+	Core       int           // CPU to pin the measuring (queue: consuming) thread to; -1: none
 	MaxSize    uint64        // largest message size; buffers are sized for it
 	Chunk      uint64        // bytes per fabric operation
-	Window     int           // operations in flight
+	Window     int           // operations in flight per rail
 	Iterations uint64        // timed iterations per size and peer
 	Warmup     uint64        // untimed iterations before them
 	Timeout    time.Duration // longest wait without progress
@@ -30,7 +48,13 @@ type Config struct {
 	Blocking    bool // queue: wait for each command's completion (else NBI)
 	Producers   int  // queue: threads pushing commands
 	CPUProducer bool // queue: producers on CPU threads, no GPU
-	Core        int  // CPU for the measuring thread; -1: not pinned
+}
+
+// Rail is one opened endpoint.
+type Rail struct {
+	Domain  string // the NIC (libfabric domain)
+	Fabric  string
+	LinkBps uint64 // link speed in bit/s as the provider reports it; 0 when unknown
 }
 
 // Where the queue's cells live.
@@ -44,17 +68,18 @@ const (
 type Info struct {
 	Rank, World, LocalRank, LocalSize int
 	Host                              string
-	Provider, Fabric, Domain          string
+	Provider                          string
 	MRMode                            []string
-	LinkBps                           uint64
 	Libfabric, MPI                    string
+	Core                              int // -1 when not pinned
+	Rails                             []Rail
 	GPU                               string // the GPU a GPU benchmark opened
 }
 
-// Sample is one rank's measurement against one peer at one size.
+// Sample is one rank's measurement against one peer, or all (Peer -1), at one size.
 type Sample struct {
 	Peer       int
-	Initiator  bool
+	Role       string // "initiator", "target" or "both"
 	Size       uint64
 	BytesSent  uint64 // per iteration
 	BytesRecv  uint64 // per iteration
@@ -64,7 +89,9 @@ type Sample struct {
 	LatP50     uint64
 	LatP99     uint64
 	LatMax     uint64
-	Variant    string // how it was measured, when a run measures a size several ways
+	RailBytes  []uint64 // bytes sent on each rail over the timed iterations
+	Requeued   uint64   // posts refused with -FI_EAGAIN and posted later from the pending queue
+	Variant    string   // how it was measured, when a run measures a size several ways
 }
 
 // ErrNoCgo is returned by every entry point of a build without cgo.

@@ -3,10 +3,11 @@
  *
  * A sender's buffer holds a base pattern that depends on the byte offset and
  * the sender's rank, written once. Each iteration then stamps three words of
- * every chunk (its start, middle and end) with values that depend on the
- * iteration's seed, so a stale, misplaced or missing chunk is caught at a
- * cost of three words per chunk. A full check compares every byte; the
- * benchmarks run it on the first and last iteration of each size and peer.
+ * every op of its plan (the op's start, middle and end) with values that
+ * depend on the iteration's seed and the op's number, so a stale, misplaced
+ * or missing op is caught at a cost of three words per op. A full check
+ * compares every byte; the benchmarks run it on the first and last
+ * iteration of each size and peer.
  */
 #include <string.h>
 
@@ -70,10 +71,12 @@ static void stamp_chunk(uint8_t *c, size_t clen, size_t ci, uint64_t seed, int s
 	}
 }
 
-void efx_stamp(uint8_t *buf, size_t len, size_t chunk, uint64_t seed, int sender)
+void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender)
 {
-	for (size_t off = 0, ci = 0; off < len; off += chunk, ci++)
-		stamp_chunk(buf + off, len - off < chunk ? len - off : chunk, ci, seed, sender);
+	for (uint64_t k = 0, off, len; k < p->n; k++) {
+		efx_plan_op(p, k, &off, &len);
+		stamp_chunk(buf + off, len, k, seed, sender);
+	}
 }
 
 /* efx_corrupt flips one byte: the test hook that proves checks fail. Calling it again undoes it. */
@@ -81,13 +84,14 @@ void efx_corrupt(uint8_t *buf, size_t len) { buf[len / 3] ^= 0x5a; /* off the st
 
 /* efx_unstamp puts the base pattern back where efx_stamp wrote, so the
  * next size, whose stamps fall elsewhere, starts from a clean buffer. */
-void efx_unstamp(uint8_t *buf, size_t len, size_t chunk, int sender)
+void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender)
 {
-	for (size_t off = 0; off < len; off += chunk) {
-		size_t clen = len - off < chunk ? len - off : chunk, pos[3];
+	for (uint64_t k = 0, off, clen; k < p->n; k++) {
+		efx_plan_op(p, k, &off, &clen);
+		size_t pos[3];
 		int n = stamps(clen, pos);
-		for (int k = 0; k < n; k++)
-			for (size_t i = off + pos[k]; i < off + pos[k] + 8 && i < len; i++)
+		for (int j = 0; j < n; j++)
+			for (size_t i = off + pos[j]; i < off + pos[j] + 8 && i < p->size; i++)
 				buf[i] = base_byte(i, sender);
 	}
 }
@@ -153,11 +157,11 @@ static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, 
 	return full ? check_base(buf, from, off + clen, len, sender, err) : 0;
 }
 
-int efx_check(const uint8_t *buf, size_t len, size_t chunk, uint64_t seed, int sender, bool full, char *err)
+int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err)
 {
-	for (size_t off = 0, ci = 0; off < len; off += chunk, ci++) {
-		size_t clen = len - off < chunk ? len - off : chunk;
-		if (check_chunk(buf, off, clen, len, ci, seed, sender, full, err))
+	for (uint64_t k = 0, off, clen; k < p->n; k++) {
+		efx_plan_op(p, k, &off, &clen);
+		if (check_chunk(buf, off, clen, p->size, k, seed, sender, full, err))
 			return -1;
 	}
 	return 0;

@@ -53,12 +53,16 @@ func (p *Process) Info() Info {
 	if s := C.GoString(&in.mr_mode[0]); s != "" {
 		modes = strings.Split(s, "|")
 	}
+	rails := make([]Rail, int(in.nrails))
+	for i := range rails {
+		r := &in.rail[i]
+		rails[i] = Rail{Domain: C.GoString(&r.domain[0]), Fabric: C.GoString(&r.fabric[0]), LinkBps: uint64(r.link_bps)}
+	}
 	return Info{
 		Rank: int(in.rank), World: int(in.world), LocalRank: int(in.local_rank), LocalSize: int(in.local_size),
-		Host:     C.GoString(&in.host[0]),
-		Provider: C.GoString(&in.provider[0]), Fabric: C.GoString(&in.fabric[0]), Domain: C.GoString(&in.domain[0]),
-		MRMode: modes, LinkBps: uint64(in.link_bps),
-		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]), GPU: C.GoString(&in.gpu[0]),
+		Host: C.GoString(&in.host[0]), Provider: C.GoString(&in.provider[0]), MRMode: modes,
+		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]), Core: int(in.core), Rails: rails,
+		GPU: C.GoString(&in.gpu[0]),
 	}
 }
 
@@ -71,34 +75,41 @@ func (p *Process) Abort(code int) { C.efx_mpi_abort(C.int(code)) }
 
 // Runner holds the open endpoint, buffers and registrations of one step.
 type Runner struct {
-	p   *Process
-	ctx *C.efx_ctx
-	out *C.efx_sample
+	p     *Process
+	ctx   *C.efx_ctx
+	out   *C.efx_sample
+	rails int
 }
 
-// Open resolves the provider, opens the endpoint, registers buffers and
+// Open resolves the provider, opens the rails, registers buffers and
 // exchanges addresses with every rank.
 func (p *Process) Open(cfg Config) (*Runner, error) {
-	bench, prov, nic := C.CString(cfg.Benchmark), C.CString(cfg.Provider), C.CString(cfg.NIC)
+	strategy, err := StrategyIndex(cfg.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	bench, prov, nics := C.CString(cfg.Benchmark), C.CString(cfg.Provider), C.CString(cfg.NICs)
 	defer C.free(unsafe.Pointer(bench))
 	defer C.free(unsafe.Pointer(prov))
-	defer C.free(unsafe.Pointer(nic))
+	defer C.free(unsafe.Pointer(nics))
 	c := C.efx_config{
-		benchmark: bench, provider: prov, nic: nic,
+		benchmark: bench, provider: prov, nics: nics,
+		rails: C.uint32_t(cfg.Rails), strategy: C.uint32_t(strategy), core: C.int32_t(cfg.Core),
 		max_size: C.uint64_t(cfg.MaxSize), chunk: C.uint64_t(cfg.Chunk), window: C.uint32_t(cfg.Window),
 		iterations: C.uint64_t(cfg.Iterations), warmup: C.uint64_t(cfg.Warmup),
 		timeout_ns: C.int64_t(cfg.Timeout.Nanoseconds()), corrupt_size: C.uint64_t(cfg.CorruptSize),
 		grid: C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), cells: C.int32_t(cfg.Cells),
 		blocking: cbool(cfg.Blocking), producers: C.uint32_t(cfg.Producers), cpu_producer: cbool(cfg.CPUProducer),
-		core: C.int32_t(cfg.Core),
 	}
-	r := &Runner{p: p}
+	r := &Runner{p: p, rails: cfg.Rails}
 	if C.efx_open(&c, p.info, &r.ctx, p.err) != 0 {
 		return nil, p.lastError()
 	}
 	r.out = (*C.efx_sample)(C.calloc(C.size_t(2*p.info.world), C.sizeof_efx_sample))
 	return r, nil
 }
+
+var roles = map[C.int32_t]string{C.EFX_ROLE_INITIATOR: "initiator", C.EFX_ROLE_TARGET: "target", C.EFX_ROLE_BOTH: "both"}
 
 // Run measures one message size against every peer; it crosses into C once.
 func (r *Runner) Run(size uint64) ([]Sample, error) {
@@ -107,12 +118,16 @@ func (r *Runner) Run(size uint64) ([]Sample, error) {
 	out := unsafe.Slice(r.out, 2*int(r.p.info.world))
 	samples := make([]Sample, 0, int(n))
 	for _, s := range out[:int(n)] {
+		rb := make([]uint64, r.rails)
+		for i := range rb {
+			rb[i] = uint64(s.rail_bytes[i])
+		}
 		samples = append(samples, Sample{
-			Peer: int(s.peer), Initiator: s.role == C.EFX_ROLE_INITIATOR, Size: uint64(s.size),
+			Peer: int(s.peer), Role: roles[s.role], Size: uint64(s.size),
 			BytesSent: uint64(s.bytes_sent), BytesRecv: uint64(s.bytes_recv),
 			Iterations: uint64(s.iterations), ElapsedNs: uint64(s.elapsed_ns),
 			LatMin: uint64(s.lat_min), LatP50: uint64(s.lat_p50), LatP99: uint64(s.lat_p99), LatMax: uint64(s.lat_max),
-			Variant: C.GoString(&s.variant[0]),
+			RailBytes: rb, Requeued: uint64(s.requeued), Variant: C.GoString(&s.variant[0]),
 		})
 	}
 	if rc != 0 {

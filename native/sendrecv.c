@@ -1,69 +1,69 @@
 /*
  * sendrecv.c: two-sided ping-pong between rank 0 and one peer.
  *
- * Each iteration rank 0 sends its buffer in chunks (window in flight); the
- * peer receives it, checks the stamps and sends its own buffer back. One
- * iteration is one round trip, in which each rank sends and receives the size
- * once. Full checks run after the reply is on its way, off the clock.
+ * Each iteration rank 0 sends its buffer as the plan's ops (window in flight
+ * per rail); the peer receives it, checks the stamps and sends its own
+ * buffer back the same way. One iteration is one round trip, in which each
+ * rank sends and receives the size once. Both ends place ops on rails by
+ * the same fixed rule, so every receive is posted on the rail its message
+ * comes by. Full checks run off the clock.
  */
+#include <string.h>
+
 #include "efx.h"
 
 #define REPLY 0x5245504c59ULL /* "REPLY": the answer's seed differs from the question's */
 
-/* move sends the first size bytes of src, receives size bytes into dst, or both at once. */
-static int move(efx_ctx *c, uint64_t size, int peer, bool send, bool recv)
+/* move runs a receive of the plan from peer, a send of it to peer, or both at once. */
+static int move(efx_ctx *c, const efx_plan *p, int peer, bool send, bool recv)
 {
-	uint64_t chunk = c->cfg.chunk, n = (size + chunk - 1) / chunk;
-	uint64_t sent = 0, posted = 0, rx0 = c->rx_done;
-	while ((send && sent < n) || (recv && c->rx_done - rx0 < n)) {
-		if (recv && posted < n && posted - (c->rx_done - rx0) < c->cfg.window) {
-			uint64_t off = posted++ * chunk;
-			if (efx_post_recv(c, c->dst.ptr + off, size - off < chunk ? size - off : chunk))
-				return -1;
-		} else if (send && sent < n && c->tx_posted - c->tx_done < c->cfg.window) {
-			uint64_t off = sent++ * chunk;
-			if (efx_post_send(c, c->src.ptr + off, size - off < chunk ? size - off : chunk, peer))
-				return -1;
-		} else if (efx_progress(c) < 0 || efx_stalled(c, recv ? "the peer's message" : "send completions")) {
-			return -1;
-		}
-	}
-	return efx_wait_tx(c, 0, "send completions");
+	efx_stream out = {.peer = peer, .rail = efx_stream_rail(c, c->info->rank, peer)}, in = out;
+	efx_xfer xs[2];
+	int n = 0;
+	if (recv) /* first, so that receives are posted before our send provokes the answer */
+		xs[n++] = (efx_xfer){.kind = OP_RECV, .plan = p, .buf = c->buf[BUF_DST].ptr, .nstreams = 1, .streams = &in};
+	if (send)
+		xs[n++] = (efx_xfer){.kind = OP_SEND, .plan = p, .buf = c->buf[BUF_SRC].ptr, .nstreams = 1, .streams = &out};
+	return efx_xfer_run(c, xs, n, recv ? "the peer's message" : "send completions");
 }
 
 static int initiator(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
 {
 	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
 	int64_t start = 0, end = 0;
+	efx_plan p;
+	efx_plan_for(c, &p, size);
 	if (efx_pair_sync(c, peer))
 		return -1;
 	for (uint64_t it = 0; it < total; it++) {
 		if (it == w) {
 			if (efx_pair_sync(c, peer))
 				return -1;
+			efx_reset_counts(c);
 			start = efx_now();
 		}
-		uint64_t seed = efx_seed(size, peer, it);
-		efx_stamp(c->src.ptr, size, c->cfg.chunk, seed, 0);
+		uint64_t seed = efx_seed(size, 0, it);
+		efx_stamp(c->buf[BUF_SRC].ptr, &p, seed, 0);
 		bool hook = size == c->cfg.corrupt_size && it == total - 1;
 		if (hook)
-			efx_corrupt(c->src.ptr, size);
+			efx_corrupt(c->buf[BUF_SRC].ptr, size);
 		int64_t t0 = efx_now();
-		if (move(c, size, peer, true, true))
+		if (move(c, &p, peer, true, true))
 			return -1;
 		end = efx_now();
 		if (it >= w)
 			c->lat[it - w] = end - t0;
 		if (hook)
-			efx_corrupt(c->src.ptr, size);
+			efx_corrupt(c->buf[BUF_SRC].ptr, size);
 		bool full = it == 0 || it == total - 1;
-		if (efx_check(c->dst.ptr, size, c->cfg.chunk, seed ^ REPLY, peer, full, c->err))
+		if (efx_check(c->buf[BUF_DST].ptr, &p, efx_seed(size, peer, it) ^ REPLY, peer, full, c->err))
 			return -1;
 	}
 	s->elapsed_ns = end - start;
 	s->bytes_sent = s->bytes_recv = size;
+	efx_rail_bytes(c, s);
 	efx_summarize(s, c->lat, c->cfg.iterations);
-	efx_unstamp(c->src.ptr, size, c->cfg.chunk, 0);
+	efx_unstamp(c->buf[BUF_SRC].ptr, &p, 0);
 	return 0;
 }
 
@@ -72,41 +72,51 @@ static int responder(efx_ctx *c, uint64_t size, efx_sample *s)
 	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
 	int me = c->info->rank;
 	int64_t start = 0, prev = 0, end = 0;
+	efx_plan p;
+	efx_plan_for(c, &p, size);
 	if (efx_pair_sync(c, 0))
 		return -1;
 	for (uint64_t it = 0; it < total; it++) {
 		if (it == w) {
 			if (efx_pair_sync(c, 0))
 				return -1;
+			efx_reset_counts(c);
 			start = prev = efx_now();
 		}
-		uint64_t seed = efx_seed(size, me, it);
-		bool full = it == 0 || it == total - 1;
-		if (move(c, size, 0, false, true))
+		if (move(c, &p, 0, false, true))
 			return -1;
 		int64_t landed = efx_now();
 		if (it >= w) {
 			c->lat[it - w] = landed - prev;
 			prev = landed;
 		}
-		if (efx_check(c->dst.ptr, size, c->cfg.chunk, seed, 0, false, c->err))
+		uint64_t seed = efx_seed(size, 0, it);
+		if (efx_check(c->buf[BUF_DST].ptr, &p, seed, 0, false, c->err))
 			return -1;
-		efx_stamp(c->src.ptr, size, c->cfg.chunk, seed ^ REPLY, me);
-		if (move(c, size, 0, true, false))
+		efx_stamp(c->buf[BUF_SRC].ptr, &p, efx_seed(size, me, it) ^ REPLY, me);
+		if (move(c, &p, 0, true, false))
 			return -1;
 		end = efx_now();
-		if (full && efx_check(c->dst.ptr, size, c->cfg.chunk, seed, 0, true, c->err))
+		bool full = it == 0 || it == total - 1;
+		if (full && efx_check(c->buf[BUF_DST].ptr, &p, seed, 0, true, c->err))
 			return -1;
 	}
 	s->elapsed_ns = end - start;
 	s->bytes_sent = s->bytes_recv = size;
+	efx_rail_bytes(c, s);
 	efx_summarize(s, c->lat, c->cfg.iterations);
-	efx_unstamp(c->src.ptr, size, c->cfg.chunk, me);
+	efx_unstamp(c->buf[BUF_SRC].ptr, &p, me);
 	return 0;
 }
 
-int efx_sendrecv(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
 {
-	int rc = c->info->rank == 0 ? initiator(c, size, peer, out) : responder(c, size, out);
-	return rc ? -1 : 1;
+	return c->info->rank == 0 ? initiator(c, size, peer, s) : responder(c, size, s);
 }
+
+static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+{
+	return efx_each_peer(c, size, out, n, pair);
+}
+
+const efx_bench efx_sendrecv = {.name = "sendrecv", .min_ranks = 2, .open = efx_open_fabric, .run = run};

@@ -1,14 +1,17 @@
 /*
- * write.c: one-sided RDMA write from rank 0 to one peer.
+ * write.c: one-sided RDMA write from rank 0 to its peers.
  *
- * The initiator cuts the buffer into chunks and keeps up to window
- * fi_writedata operations in flight. Each carries its iteration as remote CQ
- * data, so the target learns from its own CQ when every chunk of an
- * iteration has landed; it checks the stamps and acks. The target's buffer
- * is cut into slots (as many as fit, up to EFX_MAX_SLOTS): iteration i lands
- * in slot i % nslots, and the initiator waits for the ack of that slot's last
- * user first, so it never overwrites data that has not been verified, while
- * small messages still stream nslots deep.
+ * Under single, split, per-op and adaptive rank 0 writes to each peer in
+ * turn; under round-robin it writes to every peer at once, peer d's whole
+ * buffer on rail d mod rails (the Libefaxx round-robin experiment).
+ *
+ * Each op carries the sender and iteration as remote CQ data, so a target
+ * learns from its own CQs when every op of an iteration has landed, on
+ * whatever rail; it checks the stamps and acks. The target's buffer is cut
+ * into slots: iteration i lands in slot i mod nslots, and the initiator
+ * waits for the ack of that slot's last user first, so it never overwrites
+ * data that has not been verified, while small messages still stream
+ * nslots deep.
  *
  * Timing: the initiator times post-to-local-completion per iteration and the
  * whole timed phase up to the last local completion (as Libefaxx does); the
@@ -19,90 +22,85 @@
 
 #include "efx.h"
 
-static void set_slots(efx_ctx *c, uint64_t size)
+/* write_iteration writes iteration it to every stream and waits for local completion. */
+static int write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size)
 {
-	uint64_t n = c->dst.len / efx_stride(size);
-	c->nslots = (uint32_t)(n < EFX_MAX_SLOTS ? n : EFX_MAX_SLOTS);
+	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(size);
+	for (uint32_t i = 0; i < ns; i++)
+		s[i].remote_off = (uint64_t)efx_region(0, s[i].peer) * c->region_len + slot_off;
+	efx_xfer x = {.kind = OP_WRITE, .plan = p, .buf = c->buf[BUF_SRC].ptr, .data = EFX_DATA(0, it),
+		      .nstreams = ns, .streams = s};
+	return efx_xfer_run(c, &x, 1, "write completions");
 }
 
-static int write_iteration(efx_ctx *c, uint64_t size, int peer, uint64_t it)
+/* wait_slots waits until every stream's target has verified the slot's last user. */
+static int wait_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 {
-	uint64_t chunk = c->cfg.chunk;
-	uint64_t slot_off = (it % c->nslots) * efx_stride(size);
-	for (uint64_t off = 0; off < size; off += chunk) {
-		uint64_t len = size - off < chunk ? size - off : chunk;
-		if (efx_post_write(c, off, len, peer, slot_off, (uint32_t)it))
-			return -1;
-	}
-	return efx_wait_tx(c, 0, "write completions");
-}
-
-static int wait_acks(efx_ctx *c, uint64_t n)
-{
-	while (c->acked < n)
-		if (efx_progress(c) < 0 || efx_stalled(c, "the target's acknowledgement"))
+	for (uint32_t i = 0; i < ns; i++)
+		if (efx_wait_acks(c, s[i].peer, v))
 			return -1;
 	return 0;
 }
 
-static int initiator(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
+static int sync_all(efx_ctx *c, const efx_stream *s, uint32_t ns)
+{
+	for (uint32_t i = 0; i < ns; i++)
+		if (efx_pair_sync(c, s[i].peer))
+			return -1;
+	return 0;
+}
+
+static int initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_sample *out)
 {
 	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
 	int64_t start = 0, end = 0;
-	set_slots(c, size);
-	c->acked = 0;
-	if (efx_pair_sync(c, peer))
+	efx_plan p;
+	efx_plan_for(c, &p, size);
+	efx_set_slots(c, size);
+	for (uint32_t i = 0; i < ns; i++)
+		c->acked[s[i].peer] = 0;
+	if (sync_all(c, s, ns))
 		return -1;
 	for (uint64_t it = 0; it < total; it++) {
 		if (it == w) {
-			if (wait_acks(c, w) || efx_pair_sync(c, peer))
+			if (wait_slots(c, s, ns, w) || sync_all(c, s, ns))
 				return -1;
+			efx_reset_counts(c);
 			start = efx_now();
 		}
-		if (wait_acks(c, it >= c->nslots ? it - c->nslots + 1 : 0)) /* the slot is free */
+		if (wait_slots(c, s, ns, it >= c->nslots ? it - c->nslots + 1 : 0))
 			return -1;
-		efx_stamp(c->src.ptr, size, c->cfg.chunk, efx_seed(size, peer, it), 0);
+		efx_stamp(c->buf[BUF_SRC].ptr, &p, efx_seed(size, 0, it), 0);
 		bool hook = size == c->cfg.corrupt_size && it == total - 1;
 		if (hook)
-			efx_corrupt(c->src.ptr, size);
+			efx_corrupt(c->buf[BUF_SRC].ptr, size);
 		int64_t t0 = efx_now();
-		if (write_iteration(c, size, peer, it))
+		if (write_iteration(c, &p, s, ns, it, size))
 			return -1;
 		end = efx_now();
 		if (it >= w)
 			c->lat[it - w] = end - t0;
 		if (hook)
-			efx_corrupt(c->src.ptr, size);
+			efx_corrupt(c->buf[BUF_SRC].ptr, size);
 	}
-	s->elapsed_ns = end - start;
-	s->bytes_sent = size;
-	efx_summarize(s, c->lat, c->cfg.iterations);
-	efx_unstamp(c->src.ptr, size, c->cfg.chunk, 0);
-	return wait_acks(c, total);
-}
-
-static int wait_landed(efx_ctx *c, uint32_t slot, uint64_t n, uint64_t it)
-{
-	while (c->wr_count[slot] < n)
-		if (efx_progress(c) < 0 || efx_stalled(c, "remote writes to land"))
-			return -1;
-	if (c->wr_count[slot] != n || c->wr_tag[slot] != (uint32_t)it)
-		return efx_fail(c->err, "iteration %llu: %llu writes tagged %u landed in slot %u, want %llu tagged %u",
-				(unsigned long long)it, (unsigned long long)c->wr_count[slot], c->wr_tag[slot], slot,
-				(unsigned long long)n, (uint32_t)it);
-	c->wr_count[slot] = 0;
-	return 0;
+	out->elapsed_ns = end - start;
+	out->bytes_sent = size * ns;
+	efx_rail_bytes(c, out);
+	efx_summarize(out, c->lat, c->cfg.iterations);
+	efx_unstamp(c->buf[BUF_SRC].ptr, &p, 0);
+	return wait_slots(c, s, ns, total);
 }
 
 static int target(efx_ctx *c, uint64_t size, efx_sample *s)
 {
 	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
-	uint64_t n = (size + c->cfg.chunk - 1) / c->cfg.chunk;
 	int me = c->info->rank;
 	int64_t start = 0, prev = 0;
-	set_slots(c, size);
+	efx_plan p;
+	efx_plan_for(c, &p, size);
+	efx_set_slots(c, size);
+	const uint8_t *region = c->buf[BUF_DST].ptr + (uint64_t)efx_region(0, me) * c->region_len;
 	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1; /* fewer acks, the same guarantee */
-	memset(c->wr_count, 0, sizeof c->wr_count);
 	if (efx_pair_sync(c, 0))
 		return -1;
 	for (uint64_t it = 0; it < total; it++) {
@@ -111,17 +109,16 @@ static int target(efx_ctx *c, uint64_t size, efx_sample *s)
 				return -1;
 			start = prev = efx_now();
 		}
-		uint32_t slot = (uint32_t)(it % c->nslots);
-		if (wait_landed(c, slot, n, it))
+		if (efx_wait_landed(c, 0, p.n, it))
 			return -1;
 		int64_t landed = efx_now();
 		if (it >= w) {
 			c->lat[it - w] = landed - prev;
 			prev = landed;
 		}
-		const uint8_t *buf = c->dst.ptr + slot * efx_stride(size);
+		const uint8_t *buf = region + (it & (c->nslots - 1)) * efx_stride(size);
 		bool full = it == 0 || it == total - 1;
-		if (efx_check(buf, size, c->cfg.chunk, efx_seed(size, me, it), 0, full, c->err))
+		if (efx_check(buf, &p, efx_seed(size, 0, it), 0, full, c->err))
 			return -1;
 		bool ack = (it + 1) % ack_every == 0 || it + 1 == w || it + 1 == total;
 		if (ack && efx_send_ack(c, 0, it + 1))
@@ -133,8 +130,39 @@ static int target(efx_ctx *c, uint64_t size, efx_sample *s)
 	return 0;
 }
 
-int efx_write(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
 {
-	int rc = c->info->rank == 0 ? initiator(c, size, peer, out) : target(c, size, out);
-	return rc ? -1 : 1;
+	if (c->info->rank != 0)
+		return target(c, size, s);
+	efx_stream *st = &c->streams[0];
+	*st = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
+	return initiator(c, size, st, 1, s);
 }
+
+/* all_at_once is round-robin: rank 0 writes to every peer together. */
+static int all_at_once(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+{
+	efx_sample *s = &out[0];
+	c->last_progress = efx_now();
+	*n = 1; /* efx_run reports no sample of a size that failed */
+	if (c->info->rank != 0) {
+		s->peer = 0;
+		s->role = EFX_ROLE_TARGET;
+		return target(c, size, s);
+	}
+	uint32_t ns = (uint32_t)c->info->world - 1;
+	for (uint32_t i = 0; i < ns; i++)
+		c->streams[i] = (efx_stream){.peer = (int)i + 1, .rail = efx_stream_rail(c, 0, (int)i + 1)};
+	s->peer = ns == 1 ? 1 : -1;
+	s->role = EFX_ROLE_INITIATOR;
+	return initiator(c, size, c->streams, ns, s);
+}
+
+static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+{
+	if (c->cfg.strategy == EFX_ROUND_ROBIN)
+		return all_at_once(c, size, out, n);
+	return efx_each_peer(c, size, out, n, pair);
+}
+
+const efx_bench efx_write = {.name = "write", .min_ranks = 2, .acks = true, .open = efx_open_fabric, .run = run};

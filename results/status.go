@@ -28,7 +28,9 @@ func isRunning(m *record.Manifest) bool {
 //   - cancelled: the manifest says the user or the scheduler stopped it;
 //   - running: the launcher has not exited (no exit code, no error);
 //   - failed: a rank's end record says failed (the lowest such rank is
-//     the reason), the manifest carries an error, or the exit code is not 0;
+//     the reason, preferring ranks that failed by themselves to ranks
+//     stopped by a signal), the manifest carries an error, or the exit
+//     code is not 0;
 //   - partial: the exit code is 0 but a rank file is missing, has no end
 //     record, or had lines that could not be used;
 //   - ok: otherwise.
@@ -42,9 +44,11 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	case isRunning(m):
 		return record.StatusRunning, ""
 	}
-	for _, f := range files {
-		if f.end != nil && f.end.Status != record.StatusOK {
-			return record.StatusFailed, fmt.Sprintf("rank %d: %s", f.rank, endError(f.end))
+	for _, signalled := range []bool{false, true} {
+		for _, f := range files {
+			if f.end != nil && f.end.Status != record.StatusOK && (f.end.Signal != "") == signalled {
+				return record.StatusFailed, fmt.Sprintf("rank %d: %s", f.rank, endError(f.end))
+			}
 		}
 	}
 	switch {

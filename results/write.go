@@ -174,8 +174,9 @@ type sampleWriter struct {
 func newSampleWriter(ctx context.Context, tx *sql.Tx, runID int64) (*sampleWriter, error) {
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO samples (run_id, size, rank, peer, variant, role, bytes_sent, bytes_recv,
-			iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			iterations, elapsed_ns, lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns,
+			peers, strategy, rails, rail_bytes, link_bps, requeued)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (run_id, size, rank, peer, variant) DO NOTHING`)
 	if err != nil {
 		return nil, err
@@ -223,5 +224,21 @@ func sampleArgs(runID int64, s *record.Sample) ([]any, string) {
 		}
 		args = append(args, int64(n))
 	}
-	return args, ""
+	return append(args, railArgs(s)...), ""
+}
+
+// railArgs returns the multi-rail columns of s; files written before rails
+// existed leave them at their defaults.
+func railArgs(s *record.Sample) []any {
+	rails, railBytes := "[]", "[]"
+	if len(s.Rails) > 0 {
+		b, _ := json.Marshal(s.Rails) // ints always encode
+		rails = string(b)
+	}
+	if len(s.RailBytes) > 0 {
+		b, _ := json.Marshal(s.RailBytes)
+		railBytes = string(b)
+	}
+	link, requeued := int64(min(s.LinkBps, math.MaxInt64)), int64(min(s.Requeued, math.MaxInt64))
+	return []any{s.Peers, s.Strategy, rails, railBytes, link, requeued}
 }

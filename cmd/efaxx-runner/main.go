@@ -11,8 +11,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"efaxx/native"
@@ -26,9 +28,11 @@ var (
 )
 
 type options struct {
-	cfg   native.Config
-	sizes []uint64
-	out   string
+	cfg      native.Config
+	sizes    []uint64
+	out      string
+	pinning  string  // "numa" or "none"
+	linkGbps float64 // per-NIC link speed to record; 0: the provider's
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -61,38 +65,62 @@ func run(args []string) int {
 // records written before a failure stay on disk, one complete line each.
 func measure(proc *native.Process, opts options) error {
 	start := time.Now()
-	w, err := createRankFile(opts.out, proc.Info().Rank)
+	rank := proc.Info().Rank
+	w, err := createRankFile(opts.out, rank)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	stop := onSignal(w, rank, start)
+	defer stop()
+	placement := place(native.Sysfs{Root: "/"}, opts, proc.Info().LocalRank, proc.Info().LocalSize)
+	opts.cfg.NICs, opts.cfg.Core = placement.nics, placement.core
 	runner, openErr := proc.Open(opts.cfg)
-	if err := w.write(fingerprint(proc.Info(), opts.cfg.Benchmark, start)); err != nil {
+	if err := w.write(fingerprint(proc.Info(), opts, placement, start)); err != nil {
 		return err
 	}
 	if openErr == nil {
 		defer runner.Close()
-		openErr = measureSizes(runner, w, proc.Info().Rank, opts.sizes)
+		openErr = measureSizes(runner, w, proc.Info(), opts)
 	}
-	end := record.End{Type: record.TypeEnd, Rank: proc.Info().Rank, Status: record.StatusOK,
+	end := record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusOK,
 		ElapsedNs: uint64(time.Since(start).Nanoseconds())}
 	if openErr != nil {
 		end.Status, end.Error = record.StatusFailed, openErr.Error()
 	}
-	if err := w.write(end); err != nil {
+	if err := w.end(end); err != nil {
 		return err
-	}
-	if err := w.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", w.Name(), err)
 	}
 	return openErr
 }
 
-func measureSizes(runner *native.Runner, w rankFile, rank int, sizes []uint64) error {
-	for _, size := range sizes {
+// onSignal makes a SIGTERM or SIGINT (mpirun and srun send one to the
+// surviving ranks when a rank dies) end the rank file with a failed record
+// naming the signal, then exit 1. The measuring thread is in C and cannot
+// be interrupted, so this runs beside it.
+func onSignal(w *rankFile, rank int, start time.Time) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		sig, ok := <-ch
+		if !ok {
+			return
+		}
+		w.end(record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusFailed,
+			Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
+				"dies or the job is cancelled; see the other ranks' records", sig),
+			ElapsedNs: uint64(time.Since(start).Nanoseconds()), Signal: sig.String()})
+		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: terminated by %v\n", rank, sig)
+		os.Exit(1)
+	}()
+	return func() { signal.Stop(ch); close(ch) }
+}
+
+func measureSizes(runner *native.Runner, w *rankFile, in native.Info, opts options) error {
+	for _, size := range opts.sizes {
 		samples, err := runner.Run(size)
 		for _, s := range samples {
-			if werr := w.write(sampleRecord(rank, s)); werr != nil {
+			if werr := w.write(sampleRecord(in, opts, s)); werr != nil {
 				return werr
 			}
 		}
@@ -103,42 +131,26 @@ func measureSizes(runner *native.Runner, w rankFile, rank int, sizes []uint64) e
 	return nil
 }
 
-func fingerprint(in native.Info, benchmark string, start time.Time) record.Rank {
-	return record.Rank{
-		Type: record.TypeRank, Rank: in.Rank, World: in.World, LocalRank: in.LocalRank, LocalSize: in.LocalSize,
-		Host: in.Host, PID: os.Getpid(), Benchmark: benchmark,
-		Provider: in.Provider, Fabric: in.Fabric, Domain: in.Domain, MRMode: in.MRMode, LinkBps: in.LinkBps,
-		Libfabric: in.Libfabric, MPI: in.MPI, GPU: in.GPU, Version: version, Commit: commit, StartNs: start.UnixNano(),
-	}
-}
-
-func sampleRecord(rank int, s native.Sample) record.Sample {
-	role := "target"
-	if s.Initiator {
-		role = "initiator"
-	}
-	return record.Sample{
-		Type: record.TypeSample, Rank: rank, Peer: s.Peer, Role: role, Size: s.Size, Variant: s.Variant,
-		BytesSent: s.BytesSent, BytesRecv: s.BytesRecv, Iterations: s.Iterations, ElapsedNs: s.ElapsedNs,
-		Lat: record.Lat{Min: s.LatMin, P50: s.LatP50, P99: s.LatP99, Max: s.LatMax},
-	}
-}
-
 func parseFlags(args []string) (options, error) {
 	var o options
-	var sizes string
+	var sizes, memory string
 	fs := flag.NewFlagSet("efaxx-runner", flag.ContinueOnError)
-	fs.StringVar(&o.cfg.Benchmark, "benchmark", "", "sendrecv or write")
+	fs.StringVar(&o.cfg.Benchmark, "benchmark", "", "sendrecv, write, all2all, ipc or queue")
 	fs.StringVar(&o.cfg.Provider, "provider", "auto", "libfabric provider: auto, shm, tcp, efa, ...")
-	fs.StringVar(&o.cfg.NIC, "nic", "", "libfabric domain to use (e.g. lo); empty: the provider's choice")
+	fs.StringVar(&o.cfg.NICs, "nic", "auto", "NICs (libfabric domains): comma-separated names or patterns (lo, nic*), or auto")
+	fs.IntVar(&o.cfg.Rails, "rails", 1, "endpoints per rank, one per NIC")
+	fs.StringVar(&o.cfg.Strategy, "strategy", "single", "how chunks spread over rails: "+strings.Join(native.Strategies, ", "))
+	fs.StringVar(&o.pinning, "pin", "numa", "CPU pinning: numa (a core of the NIC's NUMA node) or none")
+	fs.Float64Var(&o.linkGbps, "link-gbps", 0, "link speed per NIC in Gbps to record; 0: the provider's")
+	fs.StringVar(&memory, "memory", "host", "buffer memory: host")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated message sizes in bytes")
 	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer")
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 1<<20, "bytes per fabric operation")
-	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight")
+	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
-	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to; -1: not pinned")
+	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
 	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
 	direction := fs.String("direction", "push", "ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)")
 	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
@@ -170,13 +182,26 @@ func parseFlags(args []string) (options, error) {
 			return o, fmt.Errorf("EFAXX_TEST_CORRUPT_SIZE=%q: %w", s, err)
 		}
 	}
+	return o, check(o, memory)
+}
+
+func check(o options, memory string) error {
+	if _, err := native.StrategyIndex(o.cfg.Strategy); err != nil {
+		return fmt.Errorf("--strategy: %w", err)
+	}
 	switch {
 	case o.cfg.Benchmark == "":
-		return o, errors.New("--benchmark is required")
+		return errors.New("--benchmark is required")
+	case memory != "host":
+		return fmt.Errorf("--memory %q: only host memory exists until the CUDA plugin arrives", memory)
+	case o.pinning != "numa" && o.pinning != "none":
+		return fmt.Errorf("--pin %q: want numa or none", o.pinning)
+	case o.cfg.Rails < 1 || o.cfg.Rails > 16:
+		return errors.New("--rails must be 1..16")
 	case o.cfg.Window < 1 || o.cfg.Chunk < 1 || o.cfg.Iterations < 1 || o.cfg.Timeout <= 0:
-		return o, errors.New("--window, --chunk, --iterations and --timeout must be positive")
+		return errors.New("--window, --chunk, --iterations and --timeout must be positive")
 	}
-	return o, nil
+	return nil
 }
 
 // gpuFlags reads the flags of the GPU benchmarks into the config.

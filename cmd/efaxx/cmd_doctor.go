@@ -26,7 +26,7 @@ image are checked too.
 Exit status 1 when a check fails.
 
 Example:
-   efaxx doctor sweeps/testbed-write.toml
+   efaxx doctor sweeps/testbed/write.toml
 
 ` + exitCodesHelp,
 		Flags: []cli.Flag{

@@ -27,8 +27,8 @@ missing. --retry failed submits only the points whose latest run did not
 end ok. efaxx plan shows the scripts without submitting anything.
 
 Example:
-   efaxx submit sweeps/testbed-write.toml
-   efaxx submit --retry failed sweeps/testbed-write.toml
+   efaxx submit sweeps/testbed/write.toml
+   efaxx submit --retry failed sweeps/testbed/write.toml
 
 ` + exitCodesHelp,
 		Flags: []cli.Flag{

@@ -22,7 +22,7 @@ const demoSweep = `name = "slurm-demo"
 benchmark = ["sendrecv", "write"]
 [params]
 provider = "tcp"
-nic = "lo"
+nics = "lo"
 ranks = 2
 sizes = "4KiB..1MiB x16"
 iterations = 20
@@ -231,7 +231,7 @@ func testFailMidway(e *clusterEnv) {
 benchmark = ["sendrecv", "write"]
 [params]
 provider = "tcp"
-nic = "lo"
+nics = "lo"
 sizes = ["4KiB", "64KiB", "1MiB"]
 iterations = 10
 warmup = 2
@@ -280,7 +280,7 @@ func testCancel(e *clusterEnv) {
 benchmark = ["sendrecv", "write"]
 [params]
 provider = "tcp"
-nic = "lo"
+nics = "lo"
 sizes = ["4KiB", "16MiB"]
 iterations = 20000
 warmup = 0
@@ -406,7 +406,7 @@ func TestSlurmNoAccounting(t *testing.T) {
 	}
 }
 
-// TestTestbedWrite submits sweeps/testbed-write.toml to a testbed of two
+// TestTestbedWrite submits sweeps/testbed/write.toml to a testbed of two
 // hosts: one rank per host, writing over nic0, which tc shapes to 1 Gbit/s.
 // The bandwidth stored at 64 MiB must be within 10% of that rate, and the
 // bytes must have gone out through h1's shaped nic0, not loopback.
@@ -414,7 +414,7 @@ func TestTestbedWrite(t *testing.T) {
 	slurmtest.Start(t, slurmtest.Options{Hosts: 2, Rate: "1gbit"})
 	e := newClusterEnv(t)
 	before := tcSent(t, "efx-h1", "nic0")
-	session := e.submit("../../sweeps/testbed-write.toml")
+	session := e.submit("../../sweeps/testbed/write.toml")
 	e.watch(session, 0)
 
 	var run int64

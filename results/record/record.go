@@ -44,7 +44,8 @@ type Rank struct {
 	Benchmark string `json:"benchmark"`
 
 	// Fabric as libfabric resolved it: provider is the full name
-	// ("tcp;ofi_rxm"), domain is the NIC or "shm".
+	// ("tcp;ofi_rxm"), domain is the NIC or "shm". Fabric, Domain and
+	// LinkBps are rail 0's; Rails lists every rail.
 	Provider  string   `json:"provider"`
 	Fabric    string   `json:"fabric"`
 	Domain    string   `json:"domain"`
@@ -54,9 +55,27 @@ type Rank struct {
 	MPI       string   `json:"mpi"`
 	GPU       string   `json:"gpu,omitempty"` // the GPU a GPU benchmark used: name, arch, SMs, driver
 
+	// Rails are the endpoints this rank opened, one per NIC; absent in
+	// files written before rails existed (one rail: Domain).
+	Rails []Rail `json:"rails,omitempty"`
+	// SharedNICs is true when there were fewer NICs than rails, so that
+	// several rails share a NIC.
+	SharedNICs bool `json:"shared_nics,omitempty"`
+	// Core is the CPU the measuring thread is pinned to; nil when unpinned.
+	Core *int `json:"core,omitempty"`
+	// Pinning is the pinning policy asked for, and why it gave no core when it did not.
+	Pinning string `json:"pinning,omitempty"`
+
 	Version string `json:"efaxx_version"`
 	Commit  string `json:"efaxx_commit"`
 	StartNs int64  `json:"start_ns"` // Unix time in ns
+}
+
+// Rail is one endpoint of a rank: its NIC and that NIC's link speed.
+type Rail struct {
+	Domain  string `json:"domain"` // the NIC (libfabric domain)
+	Fabric  string `json:"fabric"`
+	LinkBps uint64 `json:"link_bps"` // as the provider reports it; 0 when unknown
 }
 
 // Sample is one measurement: one rank, one peer, one message size.
@@ -67,7 +86,7 @@ type Sample struct {
 	Type       string `json:"type"` // TypeSample
 	Rank       int    `json:"rank"`
 	Peer       int    `json:"peer"`              // the other rank; -1 when the rank talks to several at once
-	Role       string `json:"role"`              // "initiator" or "target"
+	Role       string `json:"role"`              // "initiator", "target", or "both" (all2all)
 	Size       uint64 `json:"size"`              // message size in bytes
 	Variant    string `json:"variant,omitempty"` // how it was measured, when a run measures a size several ways
 	BytesSent  uint64 `json:"bytes_sent"`
@@ -75,6 +94,14 @@ type Sample struct {
 	Iterations uint64 `json:"iterations"`
 	ElapsedNs  uint64 `json:"elapsed_ns"` // all timed iterations, including the wait for the last one to be verified
 	Lat        Lat    `json:"lat_ns"`     // per-iteration times
+
+	// Multi-rail facts; absent in files written before rails existed.
+	Peers     string   `json:"peers,omitempty"`      // who this rank talked to: "3", or "all" for every other rank
+	Strategy  string   `json:"strategy,omitempty"`   // how chunks were spread over the rails
+	Rails     []int    `json:"rails,omitempty"`      // the rails the strategy used for this sample
+	RailBytes []uint64 `json:"rail_bytes,omitempty"` // bytes this rank sent on each rail over all timed iterations
+	LinkBps   uint64   `json:"link_bps,omitempty"`   // capacity of the NICs behind Rails (each counted once), bit/s; 0 when unknown
+	Requeued  uint64   `json:"requeued,omitempty"`   // posts the provider refused with -FI_EAGAIN, queued and posted later
 }
 
 // Lat holds per-iteration time percentiles in nanoseconds.
@@ -93,6 +120,10 @@ type End struct {
 	Status    string `json:"status"` // StatusOK or StatusFailed
 	Error     string `json:"error,omitempty"`
 	ElapsedNs uint64 `json:"elapsed_ns"`
+	// Signal names the signal that stopped the rank from outside
+	// ("terminated"), usually because another rank failed first: a
+	// consequence, so a run's reason prefers a rank without one.
+	Signal string `json:"signal,omitempty"`
 }
 
 // Decode parses one NDJSON line into a *Rank, *Sample or *End.

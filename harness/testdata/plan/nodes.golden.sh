@@ -8,8 +8,8 @@
 #SBATCH --ntasks-per-node=2
 # efaxx job 1 of 3: sweep scaling (sha256 f46776effe90), session 20261122-120000-abcd1234
 # allocation: nodes=1 ranks=2; one srun step per point:
-#   step 0: point 0, sendrecv provider=tcp nodes=1 (20c459a7d17a370b)
-#   step 1: point 3, sendrecv provider=shm nodes=1 (b2071bfaf32d0fdb)
+#   step 0: point 0, sendrecv provider=tcp nodes=1 (2fff4d7db9ea1482)
+#   step 1: point 3, sendrecv provider=shm nodes=1 (9c89edf8da5ae4bf)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -53,23 +53,25 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p000-20c459a7d17a370b
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-20c459a7d17a370b srun \
-	--job-name=p000-20c459a7d17a370b --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
+# step 0: p000-2fff4d7db9ea1482
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482 srun \
+	--job-name=p000-2fff4d7db9ea1482 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-20c459a7d17a370b/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-20c459a7d17a370b
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
+	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482
 
-# step 1: p003-b2071bfaf32d0fdb
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-b2071bfaf32d0fdb srun \
-	--job-name=p003-b2071bfaf32d0fdb --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
+# step 1: p003-9c89edf8da5ae4bf
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf srun \
+	--job-name=p003-9c89edf8da5ae4bf --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-b2071bfaf32d0fdb/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-b2071bfaf32d0fdb
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
+	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf
 
 exit "$efaxx_failed"
 ### job 1: nodes=2 ranks=4
@@ -82,8 +84,8 @@ exit "$efaxx_failed"
 #SBATCH --ntasks-per-node=2
 # efaxx job 2 of 3: sweep scaling (sha256 f46776effe90), session 20261122-120000-abcd1234
 # allocation: nodes=2 ranks=4; one srun step per point:
-#   step 0: point 1, sendrecv provider=tcp nodes=2 (af26d26c4d66c859)
-#   step 1: point 4, sendrecv provider=shm nodes=2 (c92328664fa9716d)
+#   step 0: point 1, sendrecv provider=tcp nodes=2 (350ca0015bdb81a6)
+#   step 1: point 4, sendrecv provider=shm nodes=2 (94f4a7423ab03a93)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -127,23 +129,25 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p001-af26d26c4d66c859
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-af26d26c4d66c859 srun \
-	--job-name=p001-af26d26c4d66c859 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
+# step 0: p001-350ca0015bdb81a6
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6 srun \
+	--job-name=p001-350ca0015bdb81a6 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-af26d26c4d66c859/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-af26d26c4d66c859
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
+	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6
 
-# step 1: p004-c92328664fa9716d
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-c92328664fa9716d srun \
-	--job-name=p004-c92328664fa9716d --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
+# step 1: p004-94f4a7423ab03a93
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93 srun \
+	--job-name=p004-94f4a7423ab03a93 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-c92328664fa9716d/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-c92328664fa9716d
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
+	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93
 
 exit "$efaxx_failed"
 ### job 2: nodes=4 ranks=8
@@ -156,8 +160,8 @@ exit "$efaxx_failed"
 #SBATCH --ntasks-per-node=2
 # efaxx job 3 of 3: sweep scaling (sha256 f46776effe90), session 20261122-120000-abcd1234
 # allocation: nodes=4 ranks=8; one srun step per point:
-#   step 0: point 2, sendrecv provider=tcp nodes=4 (64845517f8c201cb)
-#   step 1: point 5, sendrecv provider=shm nodes=4 (f25169a953792f5e)
+#   step 0: point 2, sendrecv provider=tcp nodes=4 (e4bfdded8c7f1ff0)
+#   step 1: point 5, sendrecv provider=shm nodes=4 (9a5d9db0e42296dd)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -201,22 +205,24 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p002-64845517f8c201cb
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-64845517f8c201cb srun \
-	--job-name=p002-64845517f8c201cb --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
+# step 0: p002-e4bfdded8c7f1ff0
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0 srun \
+	--job-name=p002-e4bfdded8c7f1ff0 --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-64845517f8c201cb/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-64845517f8c201cb
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
+	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0
 
-# step 1: p005-f25169a953792f5e
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-f25169a953792f5e srun \
-	--job-name=p005-f25169a953792f5e --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
+# step 1: p005-9a5d9db0e42296dd
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd srun \
+	--job-name=p005-9a5d9db0e42296dd --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-f25169a953792f5e/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-f25169a953792f5e
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
+	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd
 
 exit "$efaxx_failed"

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The suite sweeps run every benchmark under every strategy it takes, on
+// shm and tcp, with 2 and 3 ranks, over 3 rails: real ranks, verified data.
+// Sizes are odd on purpose: a slice or chunk that does not divide evenly is
+// where placement goes wrong.
+const suiteParams = `
+[params]
+provider   = ["shm", "tcp"]
+ranks      = [2, 3]
+rails      = 3
+sizes      = [1, 4099, 300001]
+chunk      = "64KiB"
+window     = 4
+iterations = 3
+warmup     = 1
+timeout    = "30s"
+pinning    = "none"
+`
+
+// TestRunSuiteVerifies is the acceptance matrix: 56 launches, every one ok.
+func TestRunSuiteVerifies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches 56 real MPI jobs")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	sweeps := map[string]string{
+		"pingpong.toml": `name = "suite-sendrecv"
+benchmark = "sendrecv"
+` + suiteParams + `strategy = ["single", "split", "round-robin", "per-op"]
+`,
+		"rdma.toml": `name = "suite-rdma"
+benchmark = ["write", "all2all"]
+` + suiteParams + `strategy = ["single", "split", "round-robin", "per-op", "adaptive"]
+`,
+	}
+	for name, text := range sweeps {
+		sweep := writeFile(t, filepath.Join(dir, name), text)
+		code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+		if code != 0 {
+			t.Fatalf("efaxx run %s = %d\nstdout:\n%s\nstderr:\n%s", name, code, stdout, stderr)
+		}
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM runs WHERE status = 'ok'`); got != 56 {
+		t.Errorf("ok runs = %d, want 56", got)
+	}
+	// Every size of every run is measured: sendrecv gives one sample per
+	// pair end (2 with 2 ranks, 4 with 3), write the same but one per rank
+	// under round-robin, all2all one per rank. 3 sizes, 2 providers.
+	perSize := 4*(2+4) + // sendrecv, 4 strategies
+		4*(2+4) + (2 + 3) + // write: 4 pairwise strategies, round-robin
+		5*(2+3) // all2all
+	if got := count(t, db, `SELECT COUNT(*) FROM samples`); got != 3*2*perSize {
+		t.Errorf("samples = %d, want %d", got, 3*2*perSize)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE strategy = '' OR rails = '[]' OR peers = ''`); n != 0 {
+		t.Errorf("%d samples lack their multi-rail facts", n)
+	}
+	// Split and per-op put a 300001-byte buffer on all 3 rails; single on rail 0 only.
+	checkRails := []struct {
+		strategy string
+		rails    int
+	}{{"split", 3}, {"per-op", 3}, {"single", 1}}
+	for _, c := range checkRails {
+		n := count(t, db, `SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id
+			WHERE r.benchmark = 'write' AND s.role = 'initiator' AND s.size = 300001 AND s.strategy = ?
+			AND (SELECT COUNT(*) FROM json_each(s.rail_bytes) WHERE value > 0) <> ?`, c.strategy, c.rails)
+		if n != 0 {
+			t.Errorf("%s: %d write samples with rail bytes on other than %d rails", c.strategy, n, c.rails)
+		}
+	}
+	// Round-robin write to 2 peers at once: one sample of rank 0 for both, on rails 1 and 2.
+	var rails string
+	sqlRow(t, db, `SELECT s.rails FROM samples s JOIN runs r ON r.id = s.run_id
+		WHERE r.benchmark = 'write' AND r.ranks = 3 AND s.strategy = 'round-robin' AND s.rank = 0
+		AND s.size = 300001 AND r.provider = 'shm'`, &rails)
+	if rails != "[1,2]" {
+		t.Errorf("round-robin rails of rank 0 to peers 1, 2 = %s, want [1,2]", rails)
+	}
+}
+
+// TestRunCorruptPayloadFailsEveryBenchmark flips one byte on the wire under
+// a multi-rail strategy: the point fails, naming the mismatch.
+func TestRunCorruptPayloadFailsEveryBenchmark(t *testing.T) {
+	for _, bench := range []string{"sendrecv", "write", "all2all"} {
+		t.Run(bench, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "test.db")
+			sweep := writeFile(t, filepath.Join(dir, "c.toml"), `name = "corrupt"
+benchmark = "`+bench+`"
+[params]
+provider = "tcp"
+ranks = 3
+rails = 2
+strategy = "split"
+sizes = ["4KiB", "200000"]
+chunk = "64KiB"
+iterations = 4
+warmup = 1
+timeout = "20s"
+pinning = "none"
+`)
+			t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "200000")
+			code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+			if code != 1 {
+				t.Fatalf("efaxx run = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			var status, reason string
+			sqlRow(t, db, `SELECT status, reason FROM runs`, &status, &reason)
+			if status != "failed" || !strings.Contains(reason, "payload mismatch") || !strings.Contains(reason, "size 200000") {
+				t.Errorf("run = %s (%s), want failed with a payload mismatch", status, reason)
+			}
+			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 200000`); n != 0 {
+				t.Errorf("the corrupted size left %d samples, want 0", n)
+			}
+			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 4096`); n == 0 {
+				t.Error("no samples kept from before the failure")
+			}
+		})
+	}
+}
+
+// TestRunKilledPeer kills one rank with SIGKILL while it measures: the
+// survivors must end their files with a failed record and the run must
+// fail, within the timeout, keeping what was measured before.
+func TestRunKilledPeer(t *testing.T) {
+	for _, prov := range []string{"shm", "tcp"} {
+		t.Run(prov, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "test.db")
+			sweep := writeFile(t, filepath.Join(dir, "k.toml"), `name = "killed"
+benchmark = "all2all"
+[params]
+provider = "`+prov+`"
+ranks = 3
+rails = 2
+strategy = "round-robin"
+sizes = ["4KiB", "64MiB"]
+iterations = 1000
+warmup = 1
+timeout = "10s"
+pinning = "none"
+`)
+			// Whatever happens to the test, the job it started is stopped.
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int, 1)
+			t.Cleanup(func() { cancel(); <-done })
+			go func() {
+				var out, errOut bytes.Buffer
+				done <- run(ctx, []string{"efaxx", "--db", db, "--workdir", filepath.Join(dir, "runs"),
+					"run", "--runner", runnerPath, sweep}, &out, &errOut)
+			}()
+			pid := waitForSample(t, filepath.Join(dir, "runs"), 1, 60*time.Second)
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatalf("kill rank 1 (pid %d): %v", pid, err)
+			}
+			killed := time.Now()
+			select {
+			case code := <-done:
+				done <- code // for the cleanup
+				if code == 0 {
+					t.Errorf("efaxx run = 0 after a rank was killed, want non-zero")
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("the run did not end within 60 s of the kill")
+			}
+			if took := time.Since(killed); took > 10*time.Second+15*time.Second {
+				t.Errorf("the run ended %v after the kill; the timeout is 10s", took)
+			}
+			var status string
+			sqlRow(t, db, `SELECT status FROM runs`, &status)
+			if status != "failed" && status != "partial" {
+				t.Errorf("run status = %s, want failed or partial", status)
+			}
+			// Survivors: a failed record with a reason; rank 1: missing its end.
+			if n := count(t, db, `SELECT COUNT(*) FROM ranks WHERE rank IN (0, 2) AND status = 'failed' AND error <> ''`); n != 2 {
+				t.Errorf("survivors with a failed record and a reason = %d, want 2", n)
+			}
+			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 4096`); n != 3 {
+				t.Errorf("samples of 4KiB kept = %d, want 3 (one per rank)", n)
+			}
+		})
+	}
+}
+
+// waitForSample waits until rank's file under root holds a sample, and
+// returns the rank's pid from its fingerprint.
+func waitForSample(t *testing.T, root string, rank int, limit time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		files, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "rank-0000"+string(rune('0'+rank))+".ndjson"))
+		for _, f := range files {
+			if pid := pidIfSampled(f); pid > 0 {
+				return pid
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("rank %d wrote no sample within %v", rank, limit)
+	return 0
+}
+
+func pidIfSampled(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	pid, sampled := 0, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var rec struct {
+			Type string `json:"type"`
+			PID  int    `json:"pid"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		if rec.Type == "rank" {
+			pid = rec.PID
+		}
+		sampled = sampled || rec.Type == "sample"
+	}
+	if sampled {
+		return pid
+	}
+	return 0
+}
+
+// TestShippedSweepsValidate keeps every sweep file in sweeps/ valid.
+func TestShippedSweepsValidate(t *testing.T) {
+	files, _ := filepath.Glob("../../sweeps/*/*.toml")
+	top, _ := filepath.Glob("../../sweeps/*.toml")
+	files = append(files, top...)
+	if len(files) < 8 {
+		t.Fatalf("found %d sweep files, want the published and local ones", len(files))
+	}
+	for _, f := range files {
+		if code, _, stderr := efaxx(t, "validate", f); code != 0 {
+			t.Errorf("validate %s = %d: %s", f, code, stderr)
+		}
+	}
+}
+
+// TestRunEagainIsQueued shrinks ofi_rxm's transmit queue to 4 entries under
+// a window of 32: the provider refuses posts with -FI_EAGAIN, the pending
+// queue takes them, and every byte still verifies.
+func TestRunEagainIsQueued(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	sweep := writeFile(t, filepath.Join(dir, "q.toml"), `name = "eagain"
+benchmark = ["write", "all2all"]
+[params]
+provider = "tcp"
+ranks = 2
+rails = 2
+strategy = "per-op"
+window = 32
+chunk = "64KiB"
+sizes = ["4MiB"]
+iterations = 10
+warmup = 1
+timeout = "30s"
+pinning = "none"
+`)
+	t.Setenv("FI_OFI_RXM_TX_SIZE", "4")
+	t.Setenv("FI_OFI_RXM_MSG_TX_SIZE", "4")
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, bench := range []string{"write", "all2all"} {
+		n := count(t, db, `SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id
+			WHERE r.benchmark = ? AND r.status = 'ok' AND s.rank = 0 AND s.requeued > 0`, bench)
+		if n == 0 {
+			t.Errorf("%s: no ok sample of rank 0 had posts requeued; the test no longer provokes -FI_EAGAIN", bench)
+		}
+	}
+}

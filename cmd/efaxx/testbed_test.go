@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"efaxx/results/record"
+)
+
+// The testbed tests measure the published multi-rail shapes for real: 4
+// hosts (network namespaces, each with its own slurmd) with 4 NICs shaped
+// to 1 Gbit/s, ranks started by srun --mpi=pmix, 64 MiB writes over tcp.
+// Margins are generous; every number comes from verified data.
+
+const (
+	shaped   = 1e9      // bit/s of every NIC
+	slow     = 250e6    // bit/s of the slowed NIC
+	testSize = 64 << 20 // the acceptance size
+)
+
+// testbed brings up the cluster for the test and takes it down after.
+func testbed(t *testing.T) (env []string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the testbed makes network namespaces: run as root (CI does)")
+	}
+	script, _ := filepath.Abs("../../slurm/testbed/testbed")
+	dir := filepath.Join(t.TempDir(), "testbed")
+	up := exec.Command(script, "up", "--dir", dir, "--hosts", "4", "--rails", "4", "--rate", "1gbit")
+	if out, err := up.CombinedOutput(); err != nil {
+		t.Fatalf("testbed up: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command(script, "down", "--dir", dir).CombinedOutput(); err != nil {
+			t.Errorf("testbed down: %v\n%s", err, out)
+		}
+	})
+	return append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "etc", "slurm.conf"),
+		"OMPI_MCA_btl_tcp_if_include=10.78.0.0/24", "OMPI_MCA_oob_tcp_if_include=10.78.0.0/24")
+}
+
+// shape sets a NIC's rate on one host of the running testbed.
+func shape(t *testing.T, env []string, host, nic, rate string) {
+	t.Helper()
+	script, _ := filepath.Abs("../../slurm/testbed/testbed")
+	cmd := exec.Command(script, "shape", "--dir", filepath.Dir(filepath.Dir(slurmConf(env))), host, nic, rate)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("testbed shape %s %s %s: %v\n%s", host, nic, rate, err, out)
+	}
+}
+
+func slurmConf(env []string) string {
+	for _, kv := range env {
+		if len(kv) > 11 && kv[:11] == "SLURM_CONF=" {
+			return kv[11:]
+		}
+	}
+	return ""
+}
+
+// srunWrite runs the write benchmark on nodes hosts, one rank each, over 4
+// rails, and returns rank 0's samples.
+func srunWrite(t *testing.T, env []string, nodes int, strategy string, extra ...string) []record.Sample {
+	t.Helper()
+	out := t.TempDir()
+	args := []string{"-N", strconv.Itoa(nodes), "-n", strconv.Itoa(nodes), "--mpi=pmix", "--kill-on-bad-exit=1",
+		runnerPath, "--benchmark", "write", "--provider", "tcp", "--nic", "nic[0-3]", "--rails", "4",
+		"--strategy", strategy, "--link-gbps", "1", "--pin", "none", "--sizes", strconv.Itoa(testSize),
+		"--iterations", "4", "--warmup", "1", "--timeout", "60s", "--out", out}
+	cmd := exec.Command("srun", append(args, extra...)...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("srun %s: %v\n%s", strategy, err, stderr.String())
+	}
+	samples := rankSamples(t, filepath.Join(out, record.RankFile(0)))
+	t.Logf("%s on %d hosts (%v): %s", strategy, nodes, time.Since(start).Round(time.Millisecond), describe(samples))
+	return samples
+}
+
+func rankSamples(t *testing.T, path string) []record.Sample {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []record.Sample
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		v, err := record.Decode(sc.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch r := v.(type) {
+		case *record.Sample:
+			out = append(out, *r)
+		case *record.End:
+			if r.Status != record.StatusOK {
+				t.Fatalf("rank 0 failed: %s", r.Error)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no samples", path)
+	}
+	return out
+}
+
+// gbps is a sample's one-way payload rate (bytes sent by the initiator).
+func gbps(s record.Sample) float64 {
+	return 8 * float64(s.BytesSent) * float64(s.Iterations) / float64(s.ElapsedNs)
+}
+
+func describe(ss []record.Sample) string {
+	var b bytes.Buffer
+	for _, s := range ss {
+		b.WriteString("peer " + s.Peers + " " + strconv.FormatFloat(gbps(s), 'f', 2, 64) + " Gbps p50 " +
+			time.Duration(s.Lat.P50).Round(time.Millisecond).String() + " rail bytes " + fmtList(s.RailBytes) + "; ")
+	}
+	return b.String()
+}
+
+func fmtList(v []uint64) string {
+	s := "["
+	for i, x := range v {
+		if i > 0 {
+			s += " "
+		}
+		s += strconv.FormatUint(x>>20, 10) + "M"
+	}
+	return s + "]"
+}
+
+// TestTestbedRails asserts the published shapes on 4 shaped rails.
+func TestTestbedRails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("brings up a 4-host Slurm testbed")
+	}
+	env := testbed(t)
+
+	single := srunWrite(t, env, 2, "single")[0]
+	if g := gbps(single); g < 0.9*shaped/1e9 || g > 1.1*shaped/1e9 {
+		t.Errorf("single = %.3f Gbps, want within 10%% of the shaped %.1f Gbps", g, shaped/1e9)
+	}
+	split := srunWrite(t, env, 2, "split")[0]
+	if r := gbps(split) / gbps(single); r < 3 {
+		t.Errorf("split over 4 rails = %.2f x single, want >= 3", r)
+	}
+
+	// Round-robin from rank 0 to its 3 peers at once, against single to
+	// each in turn: 3 rails carry 3 buffers in the time of one.
+	single4 := srunWrite(t, env, 4, "single")
+	rr := srunWrite(t, env, 4, "round-robin")[0]
+	if rr.Peers != "all" || rr.BytesSent != 3*testSize {
+		t.Fatalf("round-robin sample = peers %q, %d bytes per iteration; want all 3 peers", rr.Peers, rr.BytesSent)
+	}
+	var singleLat uint64
+	for _, s := range single4 {
+		singleLat = max(singleLat, s.Lat.P50)
+	}
+	if r := gbps(rr) / gbps(single4[0]); r < 2.5 {
+		t.Errorf("round-robin aggregate = %.2f x single, want >= 2.5", r)
+	}
+	if r := float64(rr.Lat.P50) / float64(singleLat); r > 1.3 {
+		t.Errorf("round-robin per-buffer latency = %.2f x single, want <= 1.3", r)
+	}
+
+	// One NIC slowed to 250 Mbit/s: adaptive moves work off it, split waits for it.
+	shape(t, env, "h1", "nic3", "250mbit")
+	sum := (3*shaped + slow) / 1e9
+	// Chunks of 256 KiB give adaptive finer grains to balance the last
+	// few with (it measures 2.8 Gbps with 1 MiB, 3.1 with 256 KiB).
+	adaptive := srunWrite(t, env, 2, "adaptive", "--chunk", "262144")[0]
+	splitSlow := srunWrite(t, env, 2, "split")[0]
+	t.Logf("slow nic3: adaptive %.2f Gbps, split %.2f Gbps; sum of rates %.2f, 4 x slow %.2f",
+		gbps(adaptive), gbps(splitSlow), sum, 4*slow/1e9)
+	if g := gbps(adaptive); g < 0.8*sum {
+		t.Errorf("adaptive with a slow NIC = %.2f Gbps, want >= 0.8 x %.2f", g, sum)
+	}
+	if g := gbps(splitSlow); g > 1.5*4*slow/1e9 {
+		t.Errorf("split with a slow NIC = %.2f Gbps, want it to fall toward 4 x slow = %.2f", g, 4*slow/1e9)
+	}
+	if rb := adaptive.RailBytes; len(rb) != 4 || rb[3] >= rb[0] {
+		t.Errorf("adaptive rail bytes = %v, want the slow rail 3 to carry less than rail 0", rb)
+	}
+}
