@@ -22,7 +22,7 @@ DEB_PACKAGES := gcc make git pkg-config ca-certificates \
 # Options of `make testbed-up`, e.g. TESTBED_ARGS="--hosts 4 --slow h1/nic3=250mbit".
 TESTBED_ARGS ?=
 
-.PHONY: all deps build test bench demo clean testbed-up testbed-down
+.PHONY: all deps build test bench demo clean testbed-up testbed-down sqush
 
 all: build
 
@@ -67,6 +67,13 @@ testbed-up: deps
 
 testbed-down:
 	slurm/testbed/testbed down
+
+# The container image for pyxis: docker build, then enroot import into
+# efaxx+TAG.sqsh. Needs Docker and enroot (a build host): the script says what
+# is missing. E.g. make sqush SQUSH_ARGS="-o /fsx/images".
+SQUSH_ARGS ?=
+sqush:
+	enroot/sqush $(SQUSH_ARGS)
 
 clean:
 	rm -rf bin $(OUT) efaxx-runs

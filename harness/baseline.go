@@ -39,7 +39,7 @@ func ParseBaseline(file string, data []byte) (*results.Baseline, error) {
 		case e.name() == "series":
 			b.Series = d.decodeSeries(e)
 		default:
-			d.readText(e, strs[e.name()])
+			d.readStringKey(e, strs[e.name()])
 		}
 	}
 	d.requireKeys(seen, "", "name", "repository", "series")
@@ -50,8 +50,8 @@ func ParseBaseline(file string, data []byte) (*results.Baseline, error) {
 	return b, nil
 }
 
-// readText reads a string key into dst.
-func (d *decoder) readText(e entry, dst *string) {
+// readStringKey reads a string key into dst.
+func (d *decoder) readStringKey(e entry, dst *string) {
 	if s, ok := e.value.(string); ok {
 		*dst = s
 	} else {

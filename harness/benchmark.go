@@ -102,7 +102,11 @@ func (d *decoder) failParam(p *param, err error) {
 		d.fail(e, err)
 		return
 	}
-	d.errs = append(d.errs, &SweepError{File: d.file, Key: "params." + p.name, Err: fmt.Errorf("%w (the default)", err)})
+	table := "params"
+	if p.table != "" {
+		table = p.table
+	}
+	d.errs = append(d.errs, &SweepError{File: d.file, Key: table + "." + p.name, Err: fmt.Errorf("%w (the default)", err)})
 }
 
 func rangeText(r [2]int) string {

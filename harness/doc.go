@@ -25,6 +25,13 @@
 //	memory     = "host"               # host; pinned and device arrive with the CUDA plugin (host)
 //	link_gbps  = 100                  # link speed per NIC for percent of link; 0: the provider's (0)
 //
+//	[slurm]                           # optional: what submit asks of Slurm (Resources)
+//	nodes      = [1, 2]               # an axis, like a param (1)
+//	partition  = "debug"
+//
+//	[container]                       # optional: the ranks run in it, through pyxis
+//	image      = "/fsx/efaxx.sqsh"
+//
 // Any param may be a list of values instead of one value: the list is an axis,
 // and the sweep expands to the cartesian product of its axes (see
 // Sweep.Points). The exception is sizes, which is always the inner loop of
@@ -38,5 +45,12 @@
 //
 // Validation is strict: unknown keys, wrong types, values out of range, empty
 // lists and duplicate list values are errors, and Parse reports all of them at
-// once, each as "file:line: key: message" (see SweepError).
+// once, each as "file:line: key: message" (see SweepError). Strings that reach
+// a job script are refused when no quoting can carry them (line breaks).
+//
+// # Running
+//
+// Local runs a sweep here with mpirun. On Slurm, NewPlan groups points by
+// shape into jobs of one srun step per point, and SlurmExecutor submits the
+// plan, syncs its jobs' state and results into the store, and cancels them.
 package harness

@@ -15,6 +15,7 @@ type Point struct {
 	Benchmark  string        // one of the sweep's benchmarks
 	Provider   string        // libfabric provider: auto, shm, tcp or efa
 	Ranks      int           // processes to launch
+	Nodes      int           // nodes they spread over, evenly ([slurm] nodes)
 	Sizes      []uint64      // message sizes in bytes, in the order the sweep gave
 	Iterations int           // timed iterations per size
 	Warmup     int           // untimed iterations per size, before the timed ones
@@ -55,9 +56,9 @@ func (s *Sweep) count() int {
 
 // Points expands the sweep into its points: the cartesian product of the
 // benchmarks and of every param given as a list. The benchmark is the
-// outermost loop, then the params in this order: provider, ranks,
-// iterations, warmup, timeout, chunk, window, rails, strategy, nics,
-// pinning, memory, link_gbps; the last varies fastest.
+// outermost loop, then the params in this order: provider, ranks, nodes
+// (of [slurm]), iterations, warmup, timeout, chunk, window, rails,
+// strategy, nics, pinning, memory, link_gbps; the last varies fastest.
 // Sizes are never an axis: each point carries all of them.
 //
 // Point.Hash is the first 16 hex digits of the SHA-256 of the point's
@@ -77,6 +78,9 @@ func (s *Sweep) Points() []Point {
 			vals := s.values[a]
 			all[a].field.set(&p, vals[rest%len(vals)])
 			rest /= len(vals)
+		}
+		if s.ranksPerNode > 0 {
+			p.Ranks = p.Nodes * s.ranksPerNode
 		}
 		p.Hash = p.hash()
 		points[i] = p
@@ -140,7 +144,8 @@ func labelOf(v any) string {
 //	--benchmark write --provider shm --sizes 4096,8192 --iterations 200
 //	--warmup 20 --timeout 60s --chunk 1048576 --window 16
 //
-// Ranks is not among them: the launcher (mpirun -np, srun -n) sets it.
+// Ranks and nodes are not among them: the launcher (mpirun -np, srun -n
+// -N) sets them.
 func (p Point) RunnerArgs() []string {
 	var args []string
 	for _, q := range axes() {

@@ -205,7 +205,7 @@ params.sizes = "4KiB..1MiB x256"
 func TestPointParams(t *testing.T) {
 	p := mustParse(t, "name = \"p\"\nbenchmark = \"write\"\nparams.timeout = \"90m\"\n").Points()[0]
 	want := map[string]any{
-		"provider": "auto", "ranks": 2, "iterations": 100, "warmup": 10,
+		"provider": "auto", "ranks": 2, "nodes": 1, "iterations": 100, "warmup": 10,
 		"timeout": "5400s", "chunk": uint64(1 << 20), "window": 16,
 		"rails": 1, "strategy": "single", "nics": "auto", "pinning": "numa", "memory": "host", "link_gbps": 0.0,
 	}

@@ -48,11 +48,17 @@ func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []
 	if _, err := exec.LookPath(l.mpirun()); err != nil {
 		return nil, nil, fmt.Errorf("mpirun not found (install openmpi-bin, or run `make deps`): %w", err)
 	}
+	points := s.Points()
+	for _, p := range points {
+		if p.Nodes > 1 {
+			return nil, nil, fmt.Errorf("point %d (%s) asks for %d nodes: efaxx run uses this machine only; submit the sweep to Slurm with efaxx submit",
+				p.Index, p.Label(), p.Nodes)
+		}
+	}
 	ss, err := NewSession(l.Workdir, s, l.now())
 	if err != nil {
 		return nil, nil, err
 	}
-	points := s.Points()
 	var runs []LocalRun
 	for i, p := range points {
 		l.printf("[%d/%d] %s: starting %d ranks\n", i+1, len(points), p.Label(), p.Ranks)

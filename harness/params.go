@@ -21,6 +21,10 @@ type param struct {
 	flag  string   // efaxx-runner flag; "" when the launcher, not the runner, takes it
 	field field    // the Point field that holds the value
 	only  []string // the benchmarks the param applies to; nil for all
+
+	// table is the table of the sweep file that holds the key: "" for
+	// [params], "slurm" for [slurm] (the launcher's, such as nodes).
+	table string
 }
 
 // params is the table of [params] keys, in expansion order: a list-valued
@@ -32,6 +36,8 @@ var params = []*param{
 		flag: "--provider", field: bind(func(p *Point) *string { return &p.Provider })},
 	{name: "ranks", def: int64(2), read: readInt(1, 65536),
 		field: bind(func(p *Point) *int { return &p.Ranks })},
+	{name: "nodes", table: "slurm", def: int64(1), read: readInt(1, 65536),
+		field: bind(func(p *Point) *int { return &p.Nodes })},
 	{name: "sizes", def: "4KiB..4MiB", read: readSize, inner: true,
 		flag: "--sizes", field: bind(func(p *Point) *[]uint64 { return &p.Sizes })},
 	{name: "iterations", def: int64(100), read: readInt(1, noMax),
@@ -125,13 +131,26 @@ func (p *param) appliesTo(b string) bool { return p.only == nil || slices.Contai
 // axes returns every param that can be an axis, outermost first.
 func axes() []*param { return append([]*param{benchmarkParam}, params...) }
 
-// paramNames returns the names of the [params] keys, for suggestions.
-func paramNames() []string {
-	names := make([]string, len(params))
-	for i, p := range params {
-		names[i] = p.name
+// paramNames returns the names of the params of a table ("" for
+// [params]), for lookups and suggestions.
+func paramNames(table string) []string {
+	var names []string
+	for _, p := range params {
+		if p.table == table {
+			names = append(names, p.name)
+		}
 	}
 	return names
+}
+
+// paramOf returns the param of table named name, or nil.
+func paramOf(table, name string) *param {
+	for _, p := range params {
+		if p.table == table && p.name == name {
+			return p
+		}
+	}
+	return nil
 }
 
 // field gets and sets one field of a Point through its resolved value.

@@ -34,6 +34,14 @@ type Sweep struct {
 	Text        []byte   // the file's bytes, as read
 	Hash        string   // hex SHA-256 of Text, as sha256sum prints it
 	Expects     []Expect // the [[expect]] tables, in file order; nil when there are none
+	Resources   Resources
+
+	// ranksPerNode, when not 0, makes each point's ranks nodes × it: the
+	// file gives [slurm] ntasks_per_node and no ranks.
+	ranksPerNode int
+
+	// slurmTables is set when the file has a [slurm] or [container] table.
+	slurmTables bool
 
 	// values holds the resolved values of each param of axes(), in the
 	// same order; a param that is not a list has one value.
@@ -63,7 +71,8 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	if err != nil {
 		return nil, ErrorList{syntaxError(file, err)}
 	}
-	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]entry)}
+	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]entry),
+		lines: make(map[string]int)}
 	d.top(top)
 	d.resolve(s)
 	if len(d.errs) > 0 {
@@ -93,14 +102,17 @@ func syntaxError(file string, err error) *SweepError {
 
 // decoder validates the keys of one sweep file and collects every error.
 type decoder struct {
-	file    string
-	doc     *document
-	name    string
-	desc    string
-	values  map[*param][]any // values of the params the file sets
-	entries map[*param]entry // where the file sets them
-	expects []Expect
-	errs    ErrorList
+	file        string
+	doc         *document
+	name        string
+	desc        string
+	values      map[*param][]any // values of the params the file sets
+	entries     map[*param]entry // where the file sets them
+	expects     []Expect
+	res         Resources      // the [slurm] and [container] tables
+	slurmTables bool           // the file has either
+	lines       map[string]int // line of each other key of [slurm], by dotted path
+	errs        ErrorList
 }
 
 // fail records err against the key of e.
@@ -119,6 +131,8 @@ var topKeys = []struct {
 	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
 	{"params", false, (*decoder).decodeParams},
 	{"expect", false, (*decoder).decodeExpects},
+	{"slurm", false, (*decoder).decodeSlurm},
+	{"container", false, (*decoder).decodeContainer},
 }
 
 // top decodes the top-level table and reports missing required keys.
@@ -175,14 +189,14 @@ func (d *decoder) decodeParams(e entry) {
 		d.fail(e, typeError("table", e.value))
 		return
 	}
-	names := paramNames()
+	names := paramNames("")
 	for _, c := range d.doc.children(e) {
-		i := slices.Index(names, c.name())
-		if i < 0 {
+		p := paramOf("", c.name())
+		if p == nil {
 			d.fail(c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), names)))
 			continue
 		}
-		d.decodeParam(params[i], c)
+		d.decodeParam(p, c)
 	}
 }
 
@@ -222,6 +236,7 @@ func (d *decoder) resolve(s *Sweep) {
 	if err := checkCombinations(s); err != nil {
 		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})
 	}
+	d.resolveResources(s)
 	if n := s.count(); n > MaxPoints {
 		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
 	}
@@ -262,3 +277,21 @@ func (d *decoder) defaultRanks(s *Sweep) {
 		}
 	}
 }
+
+// resolveResources fills s.Resources and checks that every point's ranks
+// fit its nodes.
+func (d *decoder) resolveResources(s *Sweep) {
+	s.Resources, s.slurmTables = d.res, d.slurmTables
+	if s.Resources.MPI == "" {
+		s.Resources.MPI = defaultMPI
+	}
+	_, ranksSet := d.values[paramNamed("ranks")]
+	if d.res.NTasksPerNode > 0 && !ranksSet {
+		s.ranksPerNode = d.res.NTasksPerNode
+	}
+	d.checkShape(s.valuesOf("ranks"), s.valuesOf("nodes"), ranksSet)
+}
+
+// HasSlurmTables reports whether the sweep file has a [slurm] or a
+// [container] table: it is meant for Slurm.
+func (s *Sweep) HasSlurmTables() bool { return s.slurmTables }

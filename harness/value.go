@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"efaxx/slurm"
 )
 
 // Resolved values have one Go type per kind of param: string, int,
@@ -41,12 +43,17 @@ func typeError(want string, raw any) error {
 	return mark(ErrType, "want %s, got %s", want, typeName(raw))
 }
 
-// readString reads a string that check accepts.
+// readString reads a string that check accepts. A string with a line
+// break or another control character is refused first: it becomes an
+// argument in a job script, where no quoting can carry it.
 func readString(check func(string) error) reader {
 	return func(raw any) (any, error) {
 		s, ok := raw.(string)
 		if !ok {
 			return nil, typeError("string", raw)
+		}
+		if err := slurm.CheckValue("value", s); err != nil {
+			return nil, mark(ErrValue, "%v", err)
 		}
 		if err := check(s); err != nil {
 			return nil, err

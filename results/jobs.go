@@ -46,6 +46,7 @@ type JobStep struct {
 	Step       int    `json:"step"`        // position in the job script, from 0
 	Name       string `json:"name"`        // the step's name in the scheduler
 	Point      string `json:"point"`       // the point's content hash
+	Label      string `json:"label"`       // the point's label in its sweep, "write provider=tcp"
 	PointIndex int    `json:"point_index"` // the point's position in the sweep
 	UID        string `json:"uid"`         // the uid of its run
 	Dir        string `json:"dir"`         // its run directory, absolute

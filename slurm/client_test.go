@@ -187,3 +187,22 @@ func TestMPIPluginsAndPartitions(t *testing.T) {
 		t.Errorf("Partitions = %+v, %v", parts, err)
 	}
 }
+
+func TestReadStepMarkers(t *testing.T) {
+	dir := t.TempDir()
+	writeMarker(t, dir, slurm.StepStartMarker, "start=1795381380.25")
+	writeMarker(t, dir, slurm.StepExitMarker, "rc=3 signal=- end=1795381381.000000001")
+	writeMarker(t, dir, "step-4711.3.out", "task output")
+	m, err := slurm.ReadStepMarkers(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Start != time.Unix(1795381380, 250_000_000) || m.Exit == nil || m.Exit.Code != 3 || m.Exit.Signal != "" ||
+		m.Exit.End != time.Unix(1795381381, 1) || m.StepID != "4711.3" || m.Output != filepath.Join(dir, "step-4711.3.out") {
+		t.Errorf("ReadStepMarkers = %+v (exit %+v)", m, m.Exit)
+	}
+	empty, err := slurm.ReadStepMarkers(t.TempDir())
+	if err != nil || !empty.Start.IsZero() || empty.Exit != nil || empty.StepID != "" {
+		t.Errorf("ReadStepMarkers of an empty directory = %+v, %v", empty, err)
+	}
+}

@@ -82,14 +82,14 @@ func (j *Job) Validate() error {
 	if len(j.Steps) == 0 {
 		return errors.New("job has no steps")
 	}
-	if err := checkDir("job directory", j.Dir); err != nil {
+	if err := CheckDir("job directory", j.Dir); err != nil {
 		return err
 	}
-	if err := checkSbatchValue("job name", j.Name); err != nil {
+	if err := CheckSbatchValue("job name", j.Name); err != nil {
 		return err
 	}
 	for _, h := range j.Header {
-		if err := checkValue("header line", h); err != nil {
+		if err := CheckValue("header line", h); err != nil {
 			return err
 		}
 	}
@@ -109,10 +109,10 @@ func (j *Job) Validate() error {
 	return nil
 }
 
-// checkDir accepts an absolute path that Slurm's output file patterns and
+// CheckDir accepts an absolute path that Slurm's output file patterns and
 // a script line can carry.
-func checkDir(what, dir string) error {
-	if err := checkSbatchValue(what, dir); err != nil {
+func CheckDir(what, dir string) error {
+	if err := CheckSbatchValue(what, dir); err != nil {
 		return err
 	}
 	if !filepath.IsAbs(dir) {
@@ -130,7 +130,7 @@ func (a *Alloc) validate() error {
 		{"partition", a.Partition}, {"account", a.Account}, {"qos", a.QOS},
 		{"time", a.Time}, {"constraint", a.Constraint},
 	} {
-		if err := checkSbatchValue(f.what, f.v); err != nil {
+		if err := CheckSbatchValue(f.what, f.v); err != nil {
 			return err
 		}
 	}
@@ -140,7 +140,7 @@ func (a *Alloc) validate() error {
 		}
 	}
 	for _, opt := range a.Extra {
-		if err := checkSbatchValue("sbatch option", opt); err != nil {
+		if err := CheckSbatchValue("sbatch option", opt); err != nil {
 			return err
 		}
 		if !sbatchOption.MatchString(opt) {
@@ -154,14 +154,14 @@ func (e EnvVar) validate() error {
 	if !envName.MatchString(e.Name) {
 		return fmt.Errorf("environment variable name %q: want letters, digits and '_', not starting with a digit", e.Name)
 	}
-	return checkValue("environment variable "+e.Name, e.Value)
+	return CheckValue("environment variable "+e.Name, e.Value)
 }
 
 func (s *Step) validate() error {
-	if err := checkDir("step directory", s.Dir); err != nil {
+	if err := CheckDir("step directory", s.Dir); err != nil {
 		return err
 	}
-	if err := checkValue("step name", s.Name); err != nil {
+	if err := CheckValue("step name", s.Name); err != nil {
 		return err
 	}
 	if s.MPI != "" && !mpiPlugin.MatchString(s.MPI) {
@@ -171,7 +171,7 @@ func (s *Step) validate() error {
 		return errors.New("no command")
 	}
 	for _, w := range s.Command {
-		if err := checkValue("command word", w); err != nil {
+		if err := CheckValue("command word", w); err != nil {
 			return err
 		}
 	}
@@ -189,7 +189,7 @@ func (c *Container) validate() error {
 		return fmt.Errorf("container name %q: want letters, digits, '_', '.' and '-'", c.Name)
 	}
 	for _, v := range append([]string{c.Image, c.Workdir}, c.Mounts...) {
-		if err := checkValue("container value", v); err != nil {
+		if err := CheckValue("container value", v); err != nil {
 			return err
 		}
 	}

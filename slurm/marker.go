@@ -19,8 +19,10 @@ type Exit struct {
 
 // StepMarkers are the markers of one step directory.
 type StepMarkers struct {
-	Start time.Time // zero before the step starts
-	Exit  *Exit     // nil before the step ends
+	Start  time.Time // zero before the step starts
+	Exit   *Exit     // nil before the step ends
+	StepID string    // the step's id, from the name of its tasks' output file; "" before srun made the step
+	Output string    // that file's path; "" without one
 }
 
 // ReadStepMarkers reads the markers the job script wrote in a step's
@@ -32,9 +34,26 @@ func ReadStepMarkers(dir string) (StepMarkers, error) {
 	if err != nil {
 		return m, err
 	}
-	m.Start = parseUnix(start["start"])
-	m.Exit, err = readExit(filepath.Join(dir, StepExitMarker))
-	return m, err
+	m.Start = parseMarkerTime(start["start"])
+	if m.Exit, err = readExit(filepath.Join(dir, StepExitMarker)); err != nil {
+		return m, err
+	}
+	m.StepID, m.Output = stepOutputIn(dir)
+	return m, nil
+}
+
+// stepOutputIn finds the output file srun named after the step's id in
+// dir, and returns the id and the path.
+func stepOutputIn(dir string) (string, string) {
+	prefix, suffix, _ := strings.Cut(StepOutput, "%J")
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*"+suffix))
+	for _, path := range matches {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), prefix), suffix)
+		if id, err := ParseID(name); err == nil && id.IsStep() {
+			return id.String(), path
+		}
+	}
+	return "", ""
 }
 
 // jobMarkers are the markers of one job directory.
@@ -50,7 +69,7 @@ func readJobMarkers(dir string) (jobMarkers, error) {
 	if err != nil {
 		return m, err
 	}
-	m.start, m.nodeList = parseUnix(start["start"]), start["nodes"]
+	m.start, m.nodeList = parseMarkerTime(start["start"]), start["nodes"]
 	m.exit, err = readExit(filepath.Join(dir, JobExitMarker))
 	return m, err
 }
@@ -93,7 +112,7 @@ func readExit(path string) (*Exit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("marker %s: rc %q: %w", path, kv["rc"], err)
 	}
-	e := &Exit{Code: code, Signal: kv["signal"], End: parseUnix(kv["end"])}
+	e := &Exit{Code: code, Signal: kv["signal"], End: parseMarkerTime(kv["end"])}
 	if e.Signal == "-" {
 		e.Signal = ""
 	}
@@ -116,4 +135,20 @@ func readMarker(path string) (map[string]string, error) {
 		}
 	}
 	return kv, nil
+}
+
+// parseMarkerTime reads a marker's time, "1795381380.123456789" (date
+// +%s.%N), or whole seconds; zero for anything else.
+func parseMarkerTime(s string) time.Time {
+	secs, frac, _ := strings.Cut(s, ".")
+	t := parseUnix(secs)
+	if t.IsZero() || frac == "" {
+		return t
+	}
+	frac = (frac + "000000000")[:9]
+	ns, err := strconv.ParseInt(frac, 10, 64)
+	if err != nil {
+		return t
+	}
+	return t.Add(time.Duration(ns))
 }

@@ -53,10 +53,10 @@ func escapeSbatch(s string) string {
 	return b.String()
 }
 
-// checkValue refuses a value that no quoting can carry through a script
+// CheckValue refuses a value that no quoting can carry through a script
 // line: a line break would end the line (a #SBATCH comment, or the shell
 // command) and let the rest run as a command of its own.
-func checkValue(what, s string) error {
+func CheckValue(what, s string) error {
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\t' {
 			return fmt.Errorf("%s %q: holds control character %U (a line break ends a script line)", what, s, r)
@@ -65,11 +65,11 @@ func checkValue(what, s string) error {
 	return nil
 }
 
-// checkSbatchValue adds the limits of sbatch's #SBATCH parser to
-// checkValue: it blanks out "packjob" wherever it appears on the line, and
+// CheckSbatchValue adds the limits of sbatch's #SBATCH parser to
+// CheckValue: it blanks out "packjob" wherever it appears on the line, and
 // newer versions split the job at "hetjob", so neither can be carried.
-func checkSbatchValue(what, s string) error {
-	if err := checkValue(what, s); err != nil {
+func CheckSbatchValue(what, s string) error {
+	if err := CheckValue(what, s); err != nil {
 		return err
 	}
 	lower := strings.ToLower(s)

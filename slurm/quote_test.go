@@ -90,13 +90,13 @@ func TestEscapeSbatchRoundTrip(t *testing.T) {
 
 func TestCheckSbatchValue(t *testing.T) {
 	for _, bad := range []string{"a\nb", "a\rb", "x\x00", "--comment=HetJob", "packjob"} {
-		if err := checkSbatchValue("value", bad); err == nil {
-			t.Errorf("checkSbatchValue(%q) accepted it", bad)
+		if err := CheckSbatchValue("value", bad); err == nil {
+			t.Errorf("CheckSbatchValue(%q) accepted it", bad)
 		}
 	}
 	for _, good := range hostile {
-		if err := checkSbatchValue("value", good); err != nil {
-			t.Errorf("checkSbatchValue(%q) = %v", good, err)
+		if err := CheckSbatchValue("value", good); err != nil {
+			t.Errorf("CheckSbatchValue(%q) = %v", good, err)
 		}
 	}
 }

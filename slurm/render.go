@@ -9,16 +9,27 @@ import (
 
 // Marker files the job script writes. Each is one line of key=value pairs,
 // written to a temporary file and renamed, so a reader never sees half.
+// TIME is Unix seconds with nanoseconds, "1795381380.123456789".
 const (
-	JobStartMarker  = "job.start"  // in the job directory: job=ID nodes=NODELIST start=UNIX
-	JobExitMarker   = "job.exit"   // in the job directory: rc=N signal=SIG|- end=UNIX
-	StepStartMarker = "step.start" // in a step directory: start=UNIX
-	StepExitMarker  = "step.exit"  // in a step directory: rc=N signal=SIG|- end=UNIX
+	JobStartMarker  = "job.start"  // in the job directory: job=ID nodes=NODELIST start=TIME
+	JobExitMarker   = "job.exit"   // in the job directory: rc=N signal=SIG|- end=TIME
+	StepStartMarker = "step.start" // in a step directory: start=TIME
+	StepExitMarker  = "step.exit"  // in a step directory: rc=N signal=SIG|- end=TIME
 )
 
 // OutputName is Slurm's output file of the job script, in the job directory;
 // %j is the job id.
 const OutputName = "slurm-%j.out"
+
+// StepOutput is the file, in a step's directory, that its tasks' output
+// goes to; %J is the step's id, "4711.3".
+const StepOutput = "step-%J.out"
+
+// stepOutput returns srun's --output for a step in dir; a % of the path is
+// doubled, as srun would read it as a pattern.
+func stepOutput(dir string) string {
+	return strings.ReplaceAll(dir, "%", "%%") + "/" + StepOutput
+}
 
 // Render writes the sbatch script of j. The #SBATCH lines carry the
 // allocation, each value escaped for sbatch; the body runs the steps one
@@ -85,9 +96,21 @@ func sbatchOptions(j *Job) []string {
 	return append(opts, a.Extra...)
 }
 
+// Argv returns the srun command line of s as the script runs it in job
+// jobID: what a manifest records.
+func (s *Step) Argv(jobID string) []string {
+	return srunArgs(s, func(w string) string { return w }, jobID)
+}
+
 // srunWords returns the srun command of s as shell words, quoted.
 func srunWords(s *Step) []string {
-	w := []string{"srun", "--job-name=" + Quote(s.Name)}
+	return srunArgs(s, Quote, `"${SLURM_JOB_ID}"`)
+}
+
+// srunArgs returns the srun command of s, each value through quote; jobID
+// stands for the job's id, which makes the container's name job-scoped.
+func srunArgs(s *Step, quote func(string) string, jobID string) []string {
+	w := []string{"srun", "--job-name=" + quote(s.Name)}
 	for _, f := range []struct {
 		name string
 		n    int
@@ -100,46 +123,53 @@ func srunWords(s *Step) []string {
 		w = append(w, "--mpi="+s.MPI)
 	}
 	// A rank that fails ends its step at once instead of leaving its peers
-	// to wait for their deadlines.
-	w = append(w, "--kill-on-bad-exit=1")
+	// to wait for their deadlines. The tasks' output goes to a file named
+	// after the step's id, which tells the id without accounting.
+	w = append(w, "--kill-on-bad-exit=1", "--output="+quote(stepOutput(s.Dir)))
 	if c := s.Container; c != nil {
-		w = append(w, containerWords(c)...)
+		w = append(w, containerArgs(c, quote, jobID)...)
 	}
 	for _, word := range s.Command {
-		w = append(w, Quote(word))
+		w = append(w, quote(word))
 	}
 	return w
 }
 
-// containerWords returns the pyxis options of c, quoted. The container
-// name ends in the job id, so the steps of one job share one unpacked
-// image and no two jobs share one.
-func containerWords(c *Container) []string {
+// containerArgs returns the pyxis options of c. The container's name ends
+// in the job's id, so the steps of one job share one unpacked image and no
+// two jobs share one.
+func containerArgs(c *Container, quote func(string) string, jobID string) []string {
 	w := []string{
-		"--container-image=" + Quote(c.Image),
-		"--container-name=" + Quote(c.Name+"_") + `"${SLURM_JOB_ID}"`,
+		"--container-image=" + quote(c.Image),
+		"--container-name=" + quote(c.Name+"_") + jobID,
 	}
 	if len(c.Mounts) > 0 {
-		w = append(w, "--container-mounts="+Quote(strings.Join(c.Mounts, ",")))
+		w = append(w, "--container-mounts="+quote(strings.Join(c.Mounts, ",")))
 	}
 	if c.Workdir != "" {
-		w = append(w, "--container-workdir="+Quote(c.Workdir))
+		w = append(w, "--container-workdir="+quote(c.Workdir))
 	}
 	w = append(w, "--no-container-mount-home")
 	if len(c.Env) > 0 {
-		w = append(w, "--container-env="+Quote(strings.Join(c.Env, ",")))
+		w = append(w, "--container-env="+quote(strings.Join(c.Env, ",")))
 	}
 	return w
 }
 
 // writeWords writes one command, continuing long lines with a backslash
-// so a reviewer can read it.
+// so a reviewer can read it. An option and the value after it stay on one
+// line.
 func writeWords(b *bytes.Buffer, words []string) {
 	const width = 100
 	n := 0
-	for i, w := range words {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "-") && !strings.Contains(w, "=") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			w += " " + words[i+1]
+			i++
+		}
 		switch {
-		case i == 0:
+		case n == 0:
 		case n+1+len(w) > width:
 			b.WriteString(" \\\n\t")
 			n = 8
@@ -174,7 +204,7 @@ efaxx_mark() { printf '%s\n' "$2" >"$1.tmp" && mv -f "$1.tmp" "$1"; }
 efaxx_exit() {
 	trap - EXIT TERM INT HUP
 	local end
-	end=$(date +%s)
+	end=$(date +%s.%N)
 	[ -z "$efaxx_step_dir" ] || efaxx_mark "$efaxx_step_dir/step.exit" "rc=$1 signal=$2 end=$end"
 	efaxx_mark "$efaxx_job_dir/job.exit" "rc=$1 signal=$2 end=$end"
 	exit "$1"
@@ -189,14 +219,14 @@ efaxx_step() {
 	efaxx_step_dir=$1
 	shift
 	mkdir -p "$efaxx_step_dir"
-	efaxx_mark "$efaxx_step_dir/step.start" "start=$(date +%s)"
+	efaxx_mark "$efaxx_step_dir/step.start" "start=$(date +%s.%N)"
 	"$@" >"$efaxx_step_dir/launcher.log" 2>&1 &
 	wait $!
 	local rc=$?
-	efaxx_mark "$efaxx_step_dir/step.exit" "rc=$rc signal=- end=$(date +%s)"
+	efaxx_mark "$efaxx_step_dir/step.exit" "rc=$rc signal=- end=$(date +%s.%N)"
 	efaxx_step_dir=
 	[ "$rc" = 0 ] || efaxx_failed=1
 }
 
-efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s)"
+efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 `

@@ -126,11 +126,15 @@ func TestScriptPassesValuesVerbatim(t *testing.T) {
 	r.checkCanary(t)
 	hv := hostileValue(r.canary)
 	want := []string{"--job-name=p000", "--nodes=2", "--ntasks=2", "--mpi=pmix", "--kill-on-bad-exit=1",
+		"--output=" + r.steps[0] + "/step-%J.out",
 		"--container-image=nvcr.io#nvidia/x:1 " + hv, "--container-name=efaxx_ab12_42",
 		"--container-mounts=/data $(x):/data:ro,/s:/s", "--container-workdir=/w `x`",
 		"--no-container-mount-home", "--container-env=HOSTILE_ENV", "/opt/efaxx runner", "--label", hv}
 	if got := r.argv(t, 0); !equal(got, want) {
 		t.Errorf("srun argv =\n%q\nwant\n%q", got, want)
+	}
+	if argv := job.Steps[0].Argv("42"); argv[0] != "srun" || !equal(argv[1:], want) {
+		t.Errorf("Argv(42) = %q, want srun and the arguments the script passed", argv)
 	}
 	if env, _ := os.ReadFile(filepath.Join(r.stub, "env-0")); string(env) != hv {
 		t.Errorf("exported HOSTILE_ENV = %q, want %q", env, hv)

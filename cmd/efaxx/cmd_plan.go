@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -12,16 +15,25 @@ import (
 func newPlanCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
-		Usage:     "show the points a sweep expands to; runs nothing",
+		Usage:     "show the points a sweep expands to, and its Slurm jobs and scripts; runs nothing",
 		ArgsUsage: "[SWEEP.toml]",
 		Description: `Expands the sweep (the embedded demo when no file is given) and prints one
 row per point: what it runs, with how many ranks, over which message sizes.
+Then, for a sweep with a [slurm] or [container] table or with --slurm, what
+efaxx submit would do: the job and step of each point (one job per resource
+shape, one srun step per point), and each job's sbatch script with line
+numbers. The paths show SESSION where submit puts the new session's id.
 
 Example:
    efaxx plan sweeps/demo.toml --format csv
+   efaxx plan --slurm sweeps/demo.toml
 
 ` + exitCodesHelp,
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{
+			formatFlag,
+			&cli.BoolFlag{Name: "slurm", Usage: "show the Slurm jobs and scripts (default: when the sweep has [slurm] or [container])"},
+			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner the scripts start (default: next to efaxx)"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := checkFormat(c.String("format")); err != nil {
 				return err
@@ -30,7 +42,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			return writeTable(c.App.Writer, c.String("format"), planTable(s))
+			showSlurm := c.Bool("slurm") || (!c.IsSet("slurm") && s.HasSlurmTables())
+			return runPlan(c.App.Writer, c.String("format"), c.String("workdir"), c.String("runner"), s, showSlurm)
 		},
 	}
 }
@@ -43,19 +56,72 @@ type planRow struct {
 	Hash       string         `json:"hash"`
 	Label      string         `json:"label"`
 	RunnerArgs []string       `json:"runner_args"`
+	Job        int            `json:"job"`  // the Slurm job of the plan that runs the point
+	Step       int            `json:"step"` // its step in that job
 }
 
-func planTable(s *harness.Sweep) *table {
+func runPlan(w io.Writer, format, workdir, runner string, s *harness.Sweep, showSlurm bool) error {
+	pl := harness.NewPlan(s, s.Points())
+	if err := writeTable(w, format, planTable(s, pl)); err != nil || format != "table" || !showSlurm {
+		return err
+	}
+	ss, err := harness.PlanSession(workdir, s)
+	if err != nil {
+		return err
+	}
+	r := harness.Runner{Path: harness.DefaultContainerRunner}
+	if s.Resources.Container == nil {
+		if r.Path, err = findRunner(runner); err != nil {
+			return err
+		}
+	}
+	scripts, err := ss.Render(pl, r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := writeTable(w, format, stepTable(pl)); err != nil {
+		return err
+	}
+	for i, script := range scripts {
+		j := &pl.Jobs[i]
+		fmt.Fprintf(w, "\n==> job %d: %s, %d steps: %s/%s <==\n", j.Index, j.Shape, len(j.Points), ss.JobDir(j), harness.ScriptName)
+		numberLines(w, script)
+	}
+	return nil
+}
+
+func planTable(s *harness.Sweep, pl *harness.Plan) *table {
 	t := &table{header: []string{"#", "POINT", "RANKS", "PROVIDER", "SIZES", "ITERS", "WARMUP", "TIMEOUT", "HASH"}}
 	var rows []planRow
 	for _, p := range s.Points() {
 		t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(p.Ranks), p.Provider, sizeRange(p.Sizes),
 			strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup), p.Timeout.String(), p.Hash)
+		job, step, _ := pl.StepOf(p.Index)
 		rows = append(rows, planRow{Index: p.Index, Benchmark: p.Benchmark, Params: p.Params(), Sizes: p.Sizes,
-			Hash: p.Hash, Label: p.Label(), RunnerArgs: p.RunnerArgs()})
+			Hash: p.Hash, Label: p.Label(), RunnerArgs: p.RunnerArgs(), Job: job, Step: step})
 	}
 	t.records = rows
 	return t
+}
+
+// stepTable is the point → job/step table of a plan.
+func stepTable(pl *harness.Plan) *table {
+	t := &table{header: []string{"#", "POINT", "JOB", "STEP", "SHAPE", "STEP NAME"}}
+	for _, p := range pl.Sweep.Points() {
+		job, step, _ := pl.StepOf(p.Index)
+		t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(job), strconv.Itoa(step), pl.Jobs[job].Shape.String(), harness.StepName(p))
+	}
+	return t
+}
+
+// numberLines writes text with a line number before each line.
+func numberLines(w io.Writer, text []byte) {
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		fmt.Fprintf(w, "%4d  %s\n", n, sc.Text())
+	}
 }
 
 // sizeRange summarises a size list as "4KiB..16MiB (6)".

@@ -9,7 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/harness"
 	"efaxx/results"
+	"efaxx/slurm"
 )
 
 func newRunsCommand() *cli.Command {
@@ -27,6 +29,7 @@ Example:
 ` + exitCodesHelp,
 		Flags: append(filterFlags(),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many runs (0: all)"},
+			&cli.BoolFlag{Name: "no-sync", Usage: "do not sync submitted jobs first"},
 			formatFlag,
 		),
 		Action: func(c *cli.Context) error {
@@ -35,12 +38,18 @@ Example:
 				return err
 			}
 			f.Limit = c.Int("limit")
-			return runRuns(c.Context, c.App.Writer, c.String("db"), c.String("format"), f)
+			sync := ""
+			if !c.Bool("no-sync") {
+				sync = c.String("workdir")
+			}
+			return runRuns(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), sync, c.String("format"), f)
 		},
 	}
 }
 
-func runRuns(ctx context.Context, w io.Writer, dbPath, format string, f results.RunFilter) error {
+// runRuns lists runs; unless syncWorkdir is "", it syncs submitted jobs
+// first.
+func runRuns(ctx context.Context, w, stderr io.Writer, dbPath, syncWorkdir, format string, f results.RunFilter) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -49,6 +58,9 @@ func runRuns(ctx context.Context, w io.Writer, dbPath, format string, f results.
 		return err
 	}
 	defer db.Close()
+	if syncWorkdir != "" {
+		syncFirst(ctx, stderr, db, syncWorkdir)
+	}
 	runs, err := db.Runs(ctx, f)
 	if err != nil {
 		return err
@@ -63,6 +75,19 @@ func runRuns(ctx context.Context, w io.Writer, dbPath, format string, f results.
 		t.records = []results.Run{}
 	}
 	return writeTable(w, format, t)
+}
+
+// syncFirst syncs the jobs not yet settled, so the list is current. A
+// store without such jobs asks Slurm nothing; a failure is a warning, as
+// the stored runs can still be listed.
+func syncFirst(ctx context.Context, stderr io.Writer, db *results.DB, workdir string) {
+	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir}
+	rep, err := x.Sync(ctx, results.JobFilter{})
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: sync: %v (efaxx runs --no-sync skips it)\n", err)
+		return
+	}
+	printNotes(stderr, rep)
 }
 
 // runLabel names a run by its benchmark and the provider it asked for.

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/slurm"
+)
+
+func newDoctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "doctor",
+		Usage:     "check what submitting needs: Slurm, MPI plugins, pyxis, the image, libfabric, NICs",
+		ArgsUsage: "[SWEEP.toml]",
+		Description: `Reports the partitions and their idle nodes (sinfo), the MPI plugins srun
+takes (srun --mpi=list), whether pyxis is there (srun --help), the image of
+the sweep's [container], libfabric's providers and the tcp provider's NICs
+on this machine (fi_info), efaxx-runner's version, and whether the workdir
+is on a network filesystem. With a sweep, its partition, MPI plugin and
+image are checked too.
+
+Exit status 1 when a check fails.
+
+Example:
+   efaxx doctor sweeps/testbed/write.toml
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner to check (default: next to efaxx)"},
+		},
+		Action: func(c *cli.Context) error {
+			return runDoctor(c.Context, c.App.Writer, c.String("workdir"), c.String("runner"), c.Args().First())
+		},
+	}
+}
+
+func runDoctor(ctx context.Context, w io.Writer, workdir, runner, sweep string) error {
+	o := harness.DoctorOptions{Workdir: workdir}
+	if sweep != "" {
+		s, err := loadSweep(sweep)
+		if err != nil {
+			return err
+		}
+		o.Sweep = s
+	}
+	if o.Sweep == nil || o.Sweep.Resources.Container == nil {
+		o.Runner, _ = findRunner(runner) // a missing runner is reported as a failed check
+		if o.Runner == "" {
+			o.Runner = "efaxx-runner"
+		}
+	}
+	failed := false
+	for _, c := range harness.Doctor(ctx, slurm.NewClient(), o) {
+		fmt.Fprintf(w, "%-4s  %-9s  %s\n", c.Status, c.Name, c.Detail)
+		failed = failed || c.Status == harness.CheckFail
+	}
+	if failed {
+		return errFound
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/results/record"
+	"efaxx/slurm"
+)
+
+func newStatusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show submitted jobs and their steps, syncing them first",
+		ArgsUsage: "[SWEEP|SESSION|JOB...]",
+		Description: `Asks Slurm how the jobs stand (sacct, else squeue, scontrol show job, and the
+markers the job scripts leave), stores the results of every step that has
+started or ended (as efaxx sync does), and prints one row per job and one
+per step. Without arguments it shows the most recent jobs. --watch repeats
+until every job has ended and is stored.
+
+Exit status 1 when a step's run ended failed, partial, timeout or cancelled.
+
+Example:
+   efaxx status
+   efaxx status --watch sweeps/demo.toml
+   efaxx status 4711 --format json
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "watch", Usage: "refresh until every job has ended and is stored"},
+			&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "time between refreshes with --watch"},
+			&cli.BoolFlag{Name: "no-sync", Usage: "show what the database holds; ask Slurm nothing"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "without arguments, the most recent jobs to show (0: all)"},
+			formatFlag,
+		},
+		Action: func(c *cli.Context) error {
+			return runStatus(c.Context, statusOptions{db: c.String("db"), workdir: c.String("workdir"),
+				names: c.Args().Slice(), watch: c.Bool("watch"), interval: c.Duration("interval"),
+				noSync: c.Bool("no-sync"), limit: c.Int("limit"), format: c.String("format"),
+				stdout: c.App.Writer, stderr: c.App.ErrWriter})
+		},
+	}
+}
+
+type statusOptions struct {
+	db, workdir, format string
+	names               []string
+	watch, noSync       bool
+	interval            time.Duration
+	limit               int
+	stdout, stderr      io.Writer
+}
+
+func runStatus(ctx context.Context, o statusOptions) error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	f, err := jobFilter(o.names)
+	if err != nil {
+		return err
+	}
+	if len(o.names) == 0 {
+		f.Limit = o.limit
+	}
+	env, err := openSlurm(ctx, o.db, o.workdir)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	var views []harness.JobView
+	switch {
+	case o.watch:
+		err = env.x.Watch(ctx, f, o.interval, func(v []harness.JobView, rep *harness.SyncReport) error {
+			views = v
+			printNotes(o.stderr, rep)
+			fmt.Fprintf(o.stderr, "%s %s\n", time.Now().Format("15:04:05"), progressLine(v))
+			return nil
+		})
+	case o.noSync:
+		views, err = env.x.Jobs(ctx, f)
+	default:
+		var rep *harness.SyncReport
+		if rep, err = env.x.Sync(ctx, f); err == nil {
+			printNotes(o.stderr, rep)
+			views, err = env.x.Jobs(ctx, f)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeStatus(o.stdout, o.format, views); err != nil {
+		return err
+	}
+	return stepsProblem(views)
+}
+
+// printNotes says which sources of job state failed, and what ingest
+// skipped.
+func printNotes(w io.Writer, rep *harness.SyncReport) {
+	if rep == nil {
+		return
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintln(w, "warning:", p)
+	}
+}
+
+// progressLine sums up jobs in one line: "2 jobs: 1 RUNNING, 1 PENDING; steps: 3 ok, 1 running, 4 pending".
+func progressLine(views []harness.JobView) string {
+	states, steps := map[string]int{}, map[string]int{}
+	for i := range views {
+		states[views[i].Job.State]++
+		for s, n := range views[i].Counts() {
+			steps[s] += n
+		}
+	}
+	return fmt.Sprintf("%d jobs: %s; steps: %s", len(views), countList(states), countList(steps))
+}
+
+// countList writes counts as "3 ok, 1 failed", largest first.
+func countList(n map[string]int) string {
+	keys := make([]string, 0, len(n))
+	for k := range n {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if n[keys[i]] != n[keys[j]] {
+			return n[keys[i]] > n[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", n[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeStatus(w io.Writer, format string, views []harness.JobView) error {
+	if views == nil {
+		views = []harness.JobView{}
+	}
+	jobs := &table{header: []string{"JOB", "SWEEP", "SESSION", "SHAPE", "STATE", "SOURCE", "NODES", "STEPS", "REASON"},
+		records: views}
+	steps := &table{header: []string{"JOB", "STEP", "POINT", "STATUS", "RUN", "SAMPLES", "NODES", "REASON"}}
+	for _, v := range views {
+		j := v.Job
+		jobs.add(j.JobID, j.Sweep, j.Session, j.Shape, j.State, dash(j.Source), dash(j.NodeList), countList(v.Counts()), dash(jobReason(j)))
+		for _, s := range v.Steps {
+			steps.add(stepRow(j, s)...)
+		}
+	}
+	if format != "table" {
+		if format == "csv" {
+			return writeTable(w, format, steps)
+		}
+		return writeTable(w, format, jobs)
+	}
+	if err := writeTable(w, format, jobs); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return writeTable(w, format, steps)
+}
+
+// jobReason says why a job is in its state, as Slurm says it: "exit code
+// 1:0, NonZeroExitCode", "by 0", "Resources".
+func jobReason(j results.Job) string {
+	js := slurm.JobState{State: slurm.State(j.State), Reason: j.Reason, ExitCode: j.ExitCode}
+	return strings.Trim(strings.TrimPrefix(js.Describe(), j.State), " ()")
+}
+
+func stepRow(j results.Job, s harness.StepView) []string {
+	row := []string{j.JobID, "-", fmt.Sprintf("%d %s", s.PointIndex, s.Label), s.Status, "-", "-", "-", "-"}
+	if r := s.Run; r != nil {
+		row[1], row[4], row[5], row[6], row[7] = dash(r.Step), fmt.Sprint(r.ID), fmt.Sprint(r.Samples), dash(r.NodeList), dash(r.Reason)
+	}
+	return row
+}
+
+// stepsProblem returns errFound when a step's run ended other than ok.
+func stepsProblem(views []harness.JobView) error {
+	for _, v := range views {
+		for _, s := range v.Steps {
+			switch s.Status {
+			case harness.StepPending, record.StatusRunning, record.StatusOK:
+			default:
+				return errFound
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+)
+
+func newSubmitCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "submit",
+		Usage:     "submit a sweep to Slurm: one sbatch job per resource shape, one srun step per point",
+		ArgsUsage: "SWEEP.toml",
+		Description: `Writes the job scripts and the resolved sweep into a new session directory
+under --workdir (the compute nodes must see it), submits each job with
+sbatch, records the jobs in the database and returns at once. Follow the
+jobs with efaxx status --watch; efaxx sync stores their results.
+
+Points that already have an ok run with the same runner (efaxx-runner's
+version, or the container image) are skipped, and so are points whose jobs
+are still being tracked, so submitting a sweep again runs only what is
+missing. --retry failed submits only the points whose latest run did not
+end ok. efaxx plan shows the scripts without submitting anything.
+
+Example:
+   efaxx submit sweeps/testbed/write.toml
+   efaxx submit --retry failed sweeps/testbed/write.toml
+
+` + exitCodesHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"},
+				Usage: "efaxx-runner on the compute nodes, for sweeps without a container (default: next to efaxx)"},
+			&cli.StringFlag{Name: "retry", Usage: "\"failed\": submit only the points whose latest run did not end ok"},
+		},
+		Action: func(c *cli.Context) error {
+			return runSubmit(c.Context, submitOptions{
+				db: c.String("db"), workdir: c.String("workdir"), sweep: c.Args().First(),
+				runner: c.String("runner"), retry: c.String("retry"), stdout: c.App.Writer, stderr: c.App.ErrWriter,
+			})
+		},
+	}
+}
+
+type submitOptions struct {
+	db, workdir, sweep, runner, retry string
+	stdout, stderr                    io.Writer
+}
+
+func runSubmit(ctx context.Context, o submitOptions) error {
+	if o.sweep == "" {
+		return &usageError{msg: "submit needs a sweep file", hint: "efaxx submit sweeps/demo.toml"}
+	}
+	if o.retry != "" && o.retry != "failed" {
+		return &usageError{msg: fmt.Sprintf("--retry %q: the only choice is failed", o.retry), hint: "efaxx submit --retry failed SWEEP"}
+	}
+	s, err := loadSweep(o.sweep)
+	if err != nil {
+		return err
+	}
+	env, err := openSlurm(ctx, o.db, o.workdir)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	if s.Resources.Container == nil {
+		if env.x.Runner.Path, err = findRunner(o.runner); err != nil {
+			return err
+		}
+		if env.x.Runner.Version, err = runnerVersion(ctx, env.x.Runner.Path); err != nil {
+			return err
+		}
+	}
+	sub, err := env.x.Submit(ctx, s, harness.SubmitOptions{RetryFailed: o.retry == "failed"})
+	if sub != nil {
+		printSubmission(o.stdout, o.stderr, s, sub)
+	}
+	return err
+}
+
+func printSubmission(stdout, stderr io.Writer, s *harness.Sweep, sub *harness.Submission) {
+	for _, w := range sub.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	for _, sk := range sub.Skipped {
+		fmt.Fprintf(stdout, "skip point %d, %s: %s\n", sk.Point.Index, sk.Point.Label(), sk.Why)
+	}
+	if sub.Plan == nil {
+		fmt.Fprintf(stdout, "sweep %s: nothing to submit\n", s.Name)
+		return
+	}
+	points := 0
+	for _, j := range sub.Plan.Jobs {
+		points += len(j.Points)
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d points in %d jobs, session %s\n", s.Name, points, len(sub.Plan.Jobs), sub.Session.Dir)
+	for _, j := range sub.Jobs {
+		fmt.Fprintf(stdout, "submitted job %s: %s, %d steps\n", j.JobID, j.Shape, len(j.Steps))
+	}
+	if len(sub.Jobs) > 0 {
+		fmt.Fprintf(stdout, "follow with: efaxx status --watch %s\n", sub.Session.ID)
+	}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results/record"
+)
+
+func newSyncCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "store the results of submitted jobs (idempotent)",
+		ArgsUsage: "[SWEEP|SESSION|JOB...]",
+		Description: `Asks Slurm how each submitted job that is not yet stored for good stands,
+and ingests every step that has started or ended: its ranks' samples, and
+its status, ok, partial, failed, timeout or cancelled, with the scheduler's
+reason. A job that has ended with every step stored is settled and left
+alone after, so syncing again adds nothing. efaxx status and efaxx runs
+sync first unless given --no-sync.
+
+Exit status 1 when a run it stored ended failed, partial, timeout or
+cancelled.
+
+Example:
+   efaxx sync
+   efaxx sync sweeps/demo.toml
+
+` + exitCodesHelp,
+		Action: func(c *cli.Context) error {
+			return runSync(c.Context, c.String("db"), c.String("workdir"), c.Args().Slice(), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout, stderr io.Writer) error {
+	f, err := jobFilter(names)
+	if err != nil {
+		return err
+	}
+	env, err := openSlurm(ctx, dbPath, workdir)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	rep, err := env.x.Sync(ctx, f)
+	if err != nil {
+		return err
+	}
+	printNotes(stderr, rep)
+	return printSync(stdout, rep)
+}
+
+// printSync prints what a sync did, and returns errFound when a run it
+// stored did not end ok.
+func printSync(w io.Writer, rep *harness.SyncReport) error {
+	for _, j := range rep.Jobs {
+		fmt.Fprintf(w, "job %s: %s (%s)%s\n", j.JobID, j.State, dash(j.Source), reasonSuffix(j.Reason))
+	}
+	problem := false
+	for _, r := range rep.Runs {
+		state := "updated"
+		if r.New {
+			state = "new"
+		}
+		fmt.Fprintf(w, "run %d %s: %s, %d new samples (%s)%s\n", r.ID, state, r.Status, r.Samples, r.Dir, reasonSuffix(r.Reason))
+		problem = problem || (r.Status != record.StatusOK && r.Status != record.StatusRunning)
+	}
+	if len(rep.Jobs) == 0 {
+		fmt.Fprintln(w, "nothing to sync")
+	}
+	if problem {
+		return errFound
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/slurm"
+)
+
+// slurmEnv is what every Slurm verb opens: the store and the executor.
+type slurmEnv struct {
+	db *results.DB
+	x  *harness.SlurmExecutor
+}
+
+// openSlurm opens the store and an executor that talks to the real Slurm
+// commands. Close the store when done.
+func openSlurm(ctx context.Context, dbPath, workdir string) (*slurmEnv, error) {
+	db, err := results.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir}
+	return &slurmEnv{db: db, x: x}, nil
+}
+
+func (e *slurmEnv) close() { e.db.Close() }
+
+// runnerVersion asks efaxx-runner for its version.
+func runnerVersion(ctx context.Context, runner string) (string, error) {
+	out, err := exec.CommandContext(ctx, runner, "--version").Output()
+	if err != nil {
+		return "", &usageError{msg: "efaxx-runner " + runner + " --version: " + err.Error(), hint: "make build"}
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// jobFilter reads the names of jobs on the command line.
+func jobFilter(names []string) (results.JobFilter, error) {
+	f, err := harness.JobFilterFor(names)
+	if err != nil {
+		return f, &usageError{msg: err.Error(), hint: "a sweep file or name, a session id, or job ids"}
+	}
+	return f, nil
+}

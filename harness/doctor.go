@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"efaxx/slurm"
+)
+
+// Finding is one result of Doctor: a check and how it went.
+type Finding struct {
+	Name   string // what was checked: "slurm", "pyxis", ...
+	Status string // CheckOK, CheckWarn or CheckFail
+	Detail string
+}
+
+// Finding statuses.
+const (
+	CheckOK   = "ok"
+	CheckWarn = "warn"
+	CheckFail = "FAIL"
+)
+
+// DoctorOptions says what Doctor checks beyond the cluster.
+type DoctorOptions struct {
+	Sweep   *Sweep // its MPI plugin and image are checked; nil for none
+	Runner  string // efaxx-runner, run with --version; "" to skip
+	Workdir string
+}
+
+// Doctor checks what a submission needs: Slurm's partitions and idle
+// nodes, its MPI plugins, pyxis, the image, libfabric's providers and NICs
+// on this machine, the runner and the workdir. Every command goes through
+// client's Runner.
+func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Finding {
+	res := Resources{MPI: defaultMPI}
+	if o.Sweep != nil {
+		res = o.Sweep.Resources
+	}
+	checks := []Finding{
+		checkPartitions(ctx, client, res.Partition),
+		checkMPI(ctx, client, res.MPI),
+		checkPyxis(ctx, client, res.Container != nil),
+	}
+	if res.Container != nil {
+		checks = append(checks, checkImage(res.Container.Image))
+	}
+	checks = append(checks, checkFabric(ctx, client.Runner)...)
+	if o.Runner != "" {
+		checks = append(checks, checkRunner(ctx, client.Runner, o.Runner))
+	}
+	if w := CheckShared(o.Workdir); w != "" {
+		checks = append(checks, Finding{"workdir", CheckWarn, w})
+	} else {
+		checks = append(checks, Finding{"workdir", CheckOK, o.Workdir + " is on a network filesystem"})
+	}
+	return checks
+}
+
+func checkPartitions(ctx context.Context, c *slurm.Client, want string) Finding {
+	parts, err := c.Partitions(ctx)
+	if err != nil {
+		return Finding{"slurm", CheckFail, err.Error()}
+	}
+	var list []string
+	found := want == ""
+	for _, p := range parts {
+		state := "up"
+		if !p.Up {
+			state = "down"
+		}
+		list = append(list, fmt.Sprintf("%s (%s, %d of %d nodes idle, limit %s)", p.Name, state, p.Idle, p.Total, p.TimeLimit))
+		found = found || strings.TrimSuffix(p.Name, "*") == want
+	}
+	if !found {
+		return Finding{"slurm", CheckFail, fmt.Sprintf("no partition %q; partitions: %s", want, strings.Join(list, "; "))}
+	}
+	return Finding{"slurm", CheckOK, "partitions: " + strings.Join(list, "; ")}
+}
+
+func checkMPI(ctx context.Context, c *slurm.Client, want string) Finding {
+	plugins, err := c.MPIPlugins(ctx)
+	if err != nil {
+		return Finding{"mpi", CheckFail, err.Error()}
+	}
+	detail := "srun --mpi takes: " + strings.Join(plugins, ", ")
+	if !slices.Contains(plugins, want) {
+		return Finding{"mpi", CheckFail, fmt.Sprintf("the sweep asks for --mpi=%s; %s", want, detail)}
+	}
+	return Finding{"mpi", CheckOK, detail}
+}
+
+func checkPyxis(ctx context.Context, c *slurm.Client, needed bool) Finding {
+	ok, err := c.HasPyxis(ctx)
+	switch {
+	case err != nil:
+		return Finding{"pyxis", CheckFail, err.Error()}
+	case ok:
+		return Finding{"pyxis", CheckOK, "srun takes --container-image"}
+	case needed:
+		return Finding{"pyxis", CheckFail, "the sweep has a [container] but srun takes no --container-image: pyxis is not installed"}
+	}
+	return Finding{"pyxis", CheckWarn, "srun takes no --container-image (pyxis is not installed); sweeps without [container] run"}
+}
+
+func checkImage(image string) Finding {
+	if !strings.HasPrefix(image, "/") {
+		return Finding{"image", CheckOK, image + ": a registry image, which enroot pulls when the job starts"}
+	}
+	fi, err := os.Stat(image)
+	if err != nil {
+		return Finding{"image", CheckFail, fmt.Sprintf("%v (build it with make sqush; see docs/slurm.md)", err)}
+	}
+	return Finding{"image", CheckOK, fmt.Sprintf("%s: %d MiB (this machine's view; the compute nodes must see it too)", image, fi.Size()>>20)}
+}
+
+// checkFabric lists libfabric's providers, and the tcp provider's
+// domains: the NICs the runner can be given with the nics parameter.
+func checkFabric(ctx context.Context, r slurm.Runner) []Finding {
+	out, err := r.Run(ctx, "fi_info", "-l")
+	if err != nil {
+		return []Finding{{"libfabric", CheckFail, err.Error()}}
+	}
+	var provs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutSuffix(strings.TrimSpace(line), ":"); ok {
+			provs = append(provs, p)
+		}
+	}
+	checks := []Finding{{"libfabric", CheckOK, "providers on this machine: " + strings.Join(provs, ", ")}}
+	out, err = r.Run(ctx, "fi_info", "-p", "tcp", "-t", "FI_EP_RDM")
+	if err != nil {
+		return append(checks, Finding{"nics", CheckWarn, err.Error()})
+	}
+	var nics []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "domain:"); ok && !slices.Contains(nics, strings.TrimSpace(d)) {
+			nics = append(nics, strings.TrimSpace(d))
+		}
+	}
+	return append(checks, Finding{"nics", CheckOK, "tcp domains on this machine (params nics): " + strings.Join(nics, ", ")})
+}
+
+func checkRunner(ctx context.Context, r slurm.Runner, runner string) Finding {
+	out, err := r.Run(ctx, runner, "--version")
+	if err != nil {
+		return Finding{"runner", CheckFail, err.Error()}
+	}
+	return Finding{"runner", CheckOK, strings.TrimSpace(string(out)) + " at " + runner}
+}

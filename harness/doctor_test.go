@@ -1,0 +1,62 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"efaxx/harness"
+	"efaxx/slurm"
+	"efaxx/slurm/mock"
+)
+
+// doctorSlurm answers doctor's commands as a cluster without pyxis would.
+func doctorSlurm() *slurm.Client {
+	return &slurm.Client{Runner: &mock.Runner{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+		switch cmd := name + " " + strings.Join(args, " "); cmd {
+		case "sinfo -h -o %R|%a|%F|%l":
+			return []byte("debug|up|1/3/0/4|infinite\n"), nil
+		case "srun --mpi=list":
+			return []byte("MPI plugin types are...\n\tpmix\n\tnone\n"), nil
+		case "srun --help":
+			return []byte("Usage: srun [OPTIONS...] executable [args...]\n      --container=PATH\n"), nil
+		case "fi_info -l":
+			return []byte("tcp:\n    version: 117.0\nshm:\n    version: 117.0\n"), nil
+		case "fi_info -p tcp -t FI_EP_RDM":
+			return []byte("provider: tcp;ofi_rxm\n    domain: nic0\nprovider: tcp;ofi_rxm\n    domain: lo\n"), nil
+		case "/opt/efaxx-runner --version":
+			return []byte("efaxx-runner v1 (abc)\n"), nil
+		}
+		return nil, fmt.Errorf("unexpected command %s %q", name, args)
+	}}}
+}
+
+func TestDoctor(t *testing.T) {
+	tests := []struct {
+		name, sweep string
+		want        []string // "name status" of each check, in order
+	}{
+		{"no sweep", "", []string{"slurm ok", "mpi ok", "pyxis warn", "libfabric ok", "nics ok", "runner ok", "workdir warn"}},
+		{"container sweep", head + "[slurm]\npartition = \"gpu\"\nmpi = \"pmi2\"\n[container]\nimage = \"/nowhere/efaxx.sqsh\"\n",
+			[]string{"slurm FAIL", "mpi FAIL", "pyxis FAIL", "image FAIL", "libfabric ok", "nics ok", "runner ok", "workdir warn"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := harness.DoctorOptions{Runner: "/opt/efaxx-runner", Workdir: t.TempDir()}
+			if tt.sweep != "" {
+				o.Sweep = mustParse(t, tt.sweep)
+			}
+			var got []string
+			for _, c := range harness.Doctor(t.Context(), doctorSlurm(), o) {
+				got = append(got, c.Name+" "+c.Status)
+				if c.Name == "nics" && !strings.Contains(c.Detail, "nic0, lo") {
+					t.Errorf("nics detail = %q", c.Detail)
+				}
+			}
+			if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+				t.Errorf("checks = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,181 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"efaxx/slurm"
+)
+
+// Shape is the allocation a point needs. Points of one shape run as steps
+// of one Slurm job, never as a job each.
+type Shape struct {
+	Nodes int // --nodes
+	Ranks int // --ntasks, spread evenly over the nodes
+}
+
+// String writes s as "nodes=2 ranks=4".
+func (s Shape) String() string { return fmt.Sprintf("nodes=%d ranks=%d", s.Nodes, s.Ranks) }
+
+// Plan is how a sweep runs on Slurm: its points grouped by shape into jobs,
+// one srun step per point, message sizes iterating inside the runner.
+type Plan struct {
+	Sweep *Sweep
+	Jobs  []PlannedJob
+}
+
+// PlannedJob is one job of a plan.
+type PlannedJob struct {
+	Index  int     // position in the plan, from 0
+	Shape  Shape   // the allocation
+	Points []Point // one step each, in this order
+}
+
+// NewPlan groups points by shape into jobs, ordered by each shape's first
+// point, keeping the points' order within each job.
+func NewPlan(s *Sweep, points []Point) *Plan {
+	pl := &Plan{Sweep: s}
+	for _, p := range points {
+		shape := Shape{Nodes: p.Nodes, Ranks: p.Ranks}
+		i := slices.IndexFunc(pl.Jobs, func(j PlannedJob) bool { return j.Shape == shape })
+		if i < 0 {
+			pl.Jobs = append(pl.Jobs, PlannedJob{Index: len(pl.Jobs), Shape: shape})
+			i = len(pl.Jobs) - 1
+		}
+		pl.Jobs[i].Points = append(pl.Jobs[i].Points, p)
+	}
+	return pl
+}
+
+// Runner says which efaxx-runner the steps start and what version it is.
+type Runner struct {
+	// Path is efaxx-runner on the compute nodes: an absolute path on a
+	// filesystem they share, or, with a container, a path or a name on
+	// the image's PATH.
+	Path string `json:"path"`
+
+	// Version identifies the runner for resubmission: efaxx-runner
+	// --version, or the image it is in.
+	Version string `json:"version"`
+}
+
+// DefaultContainerRunner is the runner in a container: the image built by
+// enroot/Dockerfile puts it on the PATH.
+const DefaultContainerRunner = "efaxx-runner"
+
+// JobDir returns the directory of planned job j in session ss: its script,
+// Slurm's output, its markers.
+func (ss *Session) JobDir(j *PlannedJob) string {
+	return filepath.Join(ss.Dir, "jobs", fmt.Sprintf("%d-n%dr%d", j.Index, j.Shape.Nodes, j.Shape.Ranks))
+}
+
+// ScriptName is the name of a job's sbatch script in its directory.
+const ScriptName = "job.sh"
+
+// StepName returns the name of p's step: sacct lists the step under it.
+func StepName(p Point) string { return fmt.Sprintf("p%03d-%s", p.Index, p.Hash) }
+
+// SlurmJob describes planned job j of plan pl in session ss to the slurm
+// package, which renders it.
+func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r Runner) *slurm.Job {
+	res := &pl.Sweep.Resources
+	job := &slurm.Job{
+		Name:   "efaxx-" + pl.Sweep.Name,
+		Dir:    ss.JobDir(j),
+		Header: ss.header(pl, j),
+		Alloc: slurm.Alloc{Nodes: j.Shape.Nodes, NTasks: j.Shape.Ranks, NTasksPerNode: j.Shape.Ranks / j.Shape.Nodes,
+			CPUsPerTask: res.CPUsPerTask, GPUsPerNode: res.GPUsPerNode, Partition: res.Partition,
+			Account: res.Account, QOS: res.QOS, Time: res.Time, Constraint: res.Constraint,
+			Exclusive: res.Exclusive, Extra: res.Extra},
+	}
+	var container *slurm.Container
+	if c := res.Container; c != nil {
+		container = ss.container(c)
+		for _, name := range mapKeys(c.Env) {
+			job.Env = append(job.Env, slurm.EnvVar{Name: name, Value: c.Env[name]})
+		}
+	}
+	for _, p := range j.Points {
+		job.Steps = append(job.Steps, slurm.Step{
+			Name: StepName(p), Dir: ss.RunDir(p), Nodes: p.Nodes, NTasks: p.Ranks,
+			NTasksPerNode: p.Ranks / p.Nodes, MPI: res.MPI, Container: container,
+			Command: append(append([]string{r.Path}, p.RunnerArgs()...), "--out", ss.RunDir(p)),
+		})
+	}
+	return job
+}
+
+// container returns the pyxis settings of c for session ss. The session
+// directory is mounted at its own path, so the ranks write their records
+// where efaxx reads them; the container's name derives from the image, and
+// the script makes it job-scoped.
+func (ss *Session) container(c *Container) *slurm.Container {
+	sum := sha256.Sum256([]byte(c.Image))
+	return &slurm.Container{
+		Image:   c.Image,
+		Name:    "efaxx_" + hex.EncodeToString(sum[:4]),
+		Mounts:  append([]string{ss.Dir + ":" + ss.Dir}, c.Mounts...),
+		Workdir: c.Workdir,
+		Env:     mapKeys(c.Env),
+	}
+}
+
+// header returns the comment lines of job j's script.
+func (ss *Session) header(pl *Plan, j *PlannedJob) []string {
+	lines := []string{
+		fmt.Sprintf("efaxx job %d of %d: sweep %s (sha256 %s), session %s", j.Index+1, len(pl.Jobs),
+			pl.Sweep.Name, short(pl.Sweep.Hash), ss.ID),
+		fmt.Sprintf("allocation: %s; one srun step per point:", j.Shape),
+	}
+	for i, p := range j.Points {
+		lines = append(lines, fmt.Sprintf("  step %d: point %d, %s (%s)", i, p.Index, p.Label(), p.Hash))
+	}
+	return lines
+}
+
+// short returns the first 12 digits of a hex hash.
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+// StepOf returns the job and step that run point index in pl.
+func (pl *Plan) StepOf(index int) (job, step int, ok bool) {
+	for _, j := range pl.Jobs {
+		for s, p := range j.Points {
+			if p.Index == index {
+				return j.Index, s, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// Render renders the scripts of every job of pl in session ss, in order.
+func (ss *Session) Render(pl *Plan, r Runner) ([][]byte, error) {
+	var scripts [][]byte
+	for i := range pl.Jobs {
+		script, err := slurm.Render(ss.SlurmJob(pl, &pl.Jobs[i], r))
+		if err != nil {
+			return nil, fmt.Errorf("sweep %s job %d: %w", pl.Sweep.Name, i, err)
+		}
+		scripts = append(scripts, script)
+	}
+	return scripts, nil
+}
+
+// PlanSession is a session that exists only to show a plan: its id is a
+// placeholder, since submit picks a new one.
+func PlanSession(workdir string, s *Sweep) (*Session, error) {
+	abs, err := filepath.Abs(workdir)
+	if err != nil {
+		return nil, fmt.Errorf("workdir %q: %w", workdir, err)
+	}
+	const id = "SESSION"
+	return &Session{Dir: filepath.Join(abs, s.Name, id), ID: id, Sweep: s}, nil
+}

@@ -1,0 +1,94 @@
+package harness_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"efaxx/harness"
+)
+
+// goldenSession is the session every plan golden renders into.
+func goldenSession(s *harness.Sweep) *harness.Session {
+	const id = "20261122-120000-abcd1234"
+	return &harness.Session{Dir: filepath.Join("/shared/efaxx-runs", s.Name, id), ID: id, Sweep: s}
+}
+
+// TestPlanGolden renders the job scripts of each testdata/plan/NAME.toml
+// and compares them with NAME.golden.sh; go test -update rewrites them.
+// Every script must also pass bash -n.
+func TestPlanGolden(t *testing.T) {
+	inputs, err := filepath.Glob("testdata/plan/*.toml")
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs under testdata/plan: %v", err)
+	}
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			s, err := harness.Load(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl := harness.NewPlan(s, s.Points())
+			runner := harness.Runner{Path: "/opt/efaxx/bin/efaxx-runner"}
+			if s.Resources.Container != nil {
+				runner.Path = harness.DefaultContainerRunner
+			}
+			scripts, err := goldenSession(s).Render(pl, runner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all bytes.Buffer
+			for i, script := range scripts {
+				checkBashSyntax(t, script)
+				fmt.Fprintf(&all, "### job %d: %s\n", i, pl.Jobs[i].Shape)
+				all.Write(script)
+			}
+			golden := strings.TrimSuffix(in, ".toml") + ".golden.sh"
+			if *update {
+				if err := os.WriteFile(golden, all.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(all.Bytes(), want) {
+				t.Errorf("scripts of %s differ from %s (go test -update rewrites it):\n%s", in, golden, all.Bytes())
+			}
+		})
+	}
+}
+
+func checkBashSyntax(t *testing.T, script []byte) {
+	t.Helper()
+	cmd := exec.Command("bash", "-n")
+	cmd.Stdin = bytes.NewReader(script)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("bash -n: %v\n%s", err, out)
+	}
+}
+
+func TestPlanGroupsByShape(t *testing.T) {
+	s := mustParse(t, head+"[params]\nranks = [2, 4]\nprovider = [\"tcp\", \"shm\"]\n[slurm]\nnodes = [1, 2]\n")
+	pl := harness.NewPlan(s, s.Points())
+	var got []string
+	for _, j := range pl.Jobs {
+		var idx []string
+		for _, p := range j.Points {
+			idx = append(idx, fmt.Sprint(p.Index))
+		}
+		got = append(got, j.Shape.String()+": "+strings.Join(idx, ","))
+	}
+	want := []string{"nodes=1 ranks=2: 0,4", "nodes=2 ranks=2: 1,5", "nodes=1 ranks=4: 2,6", "nodes=2 ranks=4: 3,7"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("jobs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if job, step, ok := pl.StepOf(6); !ok || job != 2 || step != 1 {
+		t.Errorf("StepOf(6) = %d, %d, %v, want job 2 step 1", job, step, ok)
+	}
+}

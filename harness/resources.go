@@ -1,0 +1,405 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"efaxx/slurm"
+)
+
+// Resources is what a sweep asks of Slurm: its [slurm] table, but nodes,
+// which is an axis of the points, and its [container] table.
+type Resources struct {
+	Partition     string        `json:"partition,omitempty"`       // "" for the cluster's default
+	Account       string        `json:"account,omitempty"`         // "" for the user's default
+	QOS           string        `json:"qos,omitempty"`             // "" for the default
+	Constraint    string        `json:"constraint,omitempty"`      // node features, as sbatch --constraint takes them; "" for none
+	Time          string        `json:"time,omitempty"`            // the time limit as written ("30", "1:00:00"); "" for the partition's
+	TimeLimit     time.Duration `json:"time_limit_ns,omitempty"`   // Time, parsed; 0 for none
+	NTasksPerNode int           `json:"ntasks_per_node,omitempty"` // 0: ranks / nodes of each point
+	GPUsPerNode   int           `json:"gpus_per_node,omitempty"`   // 0: none asked for
+	CPUsPerTask   int           `json:"cpus_per_task,omitempty"`   // 0: the default
+	Exclusive     bool          `json:"exclusive,omitempty"`       // whole nodes
+	MPI           string        `json:"mpi"`                       // srun --mpi: pmix (the default), pmi2 or none
+	Extra         []string      `json:"extra,omitempty"`           // further sbatch options, "--name=value"
+	Container     *Container    `json:"container,omitempty"`       // nil without a [container] table
+}
+
+// Container is the [container] table: the image the ranks run in, through
+// pyxis and enroot.
+type Container struct {
+	Image   string            `json:"image"`             // an absolute squashfs path, or a registry reference [USER@][REGISTRY#]IMAGE[:TAG]
+	Mounts  []string          `json:"mounts,omitempty"`  // SRC:DST[:FLAGS], SRC and DST absolute
+	Workdir string            `json:"workdir,omitempty"` // absolute; "" for the image's
+	Env     map[string]string `json:"env,omitempty"`     // variables set in the container, over the image's own
+}
+
+// defaultMPI is the srun --mpi plugin when a sweep names none: Open MPI,
+// as the runner is built, bootstraps through PMIx.
+const defaultMPI = "pmix"
+
+// slurmKeys decode the keys of [slurm]; nodes, an axis, is a param.
+var slurmKeys = map[string]func(d *decoder, e entry){
+	"partition":       func(d *decoder, e entry) { d.readSbatchText(e, &d.res.Partition) },
+	"account":         func(d *decoder, e entry) { d.readSbatchText(e, &d.res.Account) },
+	"qos":             func(d *decoder, e entry) { d.readSbatchText(e, &d.res.QOS) },
+	"constraint":      func(d *decoder, e entry) { d.readSbatchText(e, &d.res.Constraint) },
+	"time":            (*decoder).decodeTime,
+	"ntasks_per_node": func(d *decoder, e entry) { d.readCount(e, &d.res.NTasksPerNode) },
+	"gpus_per_node":   func(d *decoder, e entry) { d.readCount(e, &d.res.GPUsPerNode) },
+	"cpus_per_task":   func(d *decoder, e entry) { d.readCount(e, &d.res.CPUsPerTask) },
+	"exclusive":       (*decoder).decodeExclusive,
+	"mpi":             (*decoder).decodeMPI,
+	"extra":           (*decoder).decodeExtra,
+}
+
+// containerKeys decode the keys of [container].
+var containerKeys = map[string]func(d *decoder, e entry){
+	"image":   (*decoder).decodeImage,
+	"mounts":  (*decoder).decodeMounts,
+	"workdir": func(d *decoder, e entry) { d.readPath(e, &d.res.Container.Workdir) },
+	"env":     (*decoder).decodeEnv,
+}
+
+// decodeSlurm checks the [slurm] table, key by key.
+func (d *decoder) decodeSlurm(e entry) {
+	d.slurmTables = true
+	names := append(mapKeys(slurmKeys), paramNames("slurm")...)
+	d.decodeTable(e, names, func(c entry) {
+		if p := paramOf("slurm", c.name()); p != nil {
+			d.decodeParam(p, c)
+		} else {
+			slurmKeys[c.name()](d, c)
+		}
+	})
+}
+
+// decodeContainer checks the [container] table, key by key.
+func (d *decoder) decodeContainer(e entry) {
+	d.slurmTables = true
+	d.res.Container = &Container{}
+	d.decodeTable(e, mapKeys(containerKeys), func(c entry) { containerKeys[c.name()](d, c) })
+	if d.res.Container.Image == "" && !d.failedAt(e.key.String()) {
+		d.errs = append(d.errs, &SweepError{File: d.file, Line: e.line, Key: e.key.String() + ".image", Err: ErrMissingKey})
+	}
+}
+
+// decodeTable checks that e is a table whose keys are all in names, and
+// hands each key to decode.
+func (d *decoder) decodeTable(e entry, names []string, decode func(c entry)) {
+	if _, ok := e.value.(map[string]any); !ok {
+		d.fail(e, typeError("table", e.value))
+		return
+	}
+	for _, c := range d.doc.children(e) {
+		d.lines[c.key.String()] = c.line
+		if !slices.Contains(names, c.name()) {
+			d.fail(c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), names)))
+			continue
+		}
+		decode(c)
+	}
+}
+
+// failedAt reports whether an error was recorded at key or inside it.
+func (d *decoder) failedAt(key string) bool {
+	for _, e := range d.errs {
+		if e.Key == key || strings.HasPrefix(e.Key, key+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// readText reads a string that a job script can carry (see
+// slurm.CheckValue) into dst.
+func (d *decoder) readText(e entry, dst *string) bool {
+	s, ok := e.value.(string)
+	if !ok {
+		d.fail(e, typeError("string", e.value))
+		return false
+	}
+	if err := slurm.CheckValue(e.name(), s); err != nil {
+		d.fail(e, mark(ErrValue, "%v", err))
+		return false
+	}
+	*dst = s
+	return true
+}
+
+// readSbatchText reads a string that goes on an #SBATCH line.
+func (d *decoder) readSbatchText(e entry, dst *string) {
+	var s string
+	if !d.readText(e, &s) {
+		return
+	}
+	if err := slurm.CheckSbatchValue(e.name(), s); err != nil {
+		d.fail(e, mark(ErrValue, "%v", err))
+		return
+	}
+	*dst = s
+}
+
+// readCount reads a positive count.
+func (d *decoder) readCount(e entry, dst *int) {
+	v, err := readInt(1, 1<<20)(e.value)
+	if err != nil {
+		d.fail(e, err)
+		return
+	}
+	*dst = v.(int)
+}
+
+// readPath reads an absolute path.
+func (d *decoder) readPath(e entry, dst *string) {
+	var s string
+	if !d.readText(e, &s) {
+		return
+	}
+	if !filepath.IsAbs(s) {
+		d.fail(e, mark(ErrValue, "%q is not an absolute path", s))
+		return
+	}
+	*dst = s
+}
+
+func (d *decoder) decodeTime(e entry) {
+	var s string
+	if !d.readText(e, &s) {
+		return
+	}
+	limit, err := slurm.ParseTime(s)
+	switch {
+	case err != nil:
+		d.fail(e, mark(ErrValue, "%v", err))
+	case limit <= 0:
+		d.fail(e, mark(ErrValue, "time %q: want a limit of more than 0", s))
+	default:
+		d.res.Time, d.res.TimeLimit = s, limit
+	}
+}
+
+func (d *decoder) decodeExclusive(e entry) {
+	b, ok := e.value.(bool)
+	if !ok {
+		d.fail(e, typeError("boolean", e.value))
+		return
+	}
+	d.res.Exclusive = b
+}
+
+func (d *decoder) decodeMPI(e entry) {
+	v, err := readString(oneOf("mpi plugin", "pmix", "pmi2", "none"))(e.value)
+	if err != nil {
+		d.fail(e, err)
+		return
+	}
+	d.res.MPI = v.(string)
+}
+
+// sbatchOption is the form of an extra option. Short options are refused:
+// they could hide an option efaxx sets.
+var sbatchOption = regexp.MustCompile(`^--[a-z][a-z0-9-]*(=.*)?$`)
+
+// setByEfaxx are the sbatch options efaxx writes itself, each with the key
+// that sets it, or "" when efaxx alone decides it.
+var setByEfaxx = map[string]string{
+	"job-name": "", "chdir": "", "output": "", "error": "", "array": "", "wrap": "", "parsable": "",
+	"nodes": "[slurm] nodes", "ntasks": "[params] ranks", "ntasks-per-node": "[slurm] ntasks_per_node",
+	"cpus-per-task": "[slurm] cpus_per_task", "gpus-per-node": "[slurm] gpus_per_node",
+	"partition": "[slurm] partition", "account": "[slurm] account", "qos": "[slurm] qos",
+	"time": "[slurm] time", "constraint": "[slurm] constraint", "exclusive": "[slurm] exclusive",
+}
+
+func (d *decoder) decodeExtra(e entry) {
+	list, ok := e.value.([]any)
+	if !ok {
+		d.fail(e, typeError("list of strings", e.value))
+		return
+	}
+	for i, item := range list {
+		if err := checkExtra(item); err != nil {
+			d.fail(e, fmt.Errorf("item %d: %w", i+1, err))
+			continue
+		}
+		d.res.Extra = append(d.res.Extra, item.(string))
+	}
+}
+
+// checkExtra checks one extra sbatch option.
+func checkExtra(item any) error {
+	s, ok := item.(string)
+	if !ok {
+		return typeError("string", item)
+	}
+	if err := slurm.CheckSbatchValue("sbatch option", s); err != nil {
+		return mark(ErrValue, "%v", err)
+	}
+	if !sbatchOption.MatchString(s) {
+		return mark(ErrValue, "sbatch option %q: want --name or --name=value", s)
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(s, "--"), "=")
+	if key, set := setByEfaxx[name]; set && key != "" {
+		return mark(ErrValue, "sbatch option %q: use %s", s, key)
+	} else if set {
+		return mark(ErrValue, "sbatch option %q: efaxx sets --%s itself", s, name)
+	}
+	return nil
+}
+
+// registryRef is the form of an image reference pyxis pulls:
+// [USER@][REGISTRY#]IMAGE[:TAG].
+var registryRef = regexp.MustCompile(`^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+(:[0-9]+)?#)?[A-Za-z0-9._/-]+(:[A-Za-z0-9._-]+)?(@sha256:[0-9a-f]{64})?$`)
+
+func (d *decoder) decodeImage(e entry) {
+	var s string
+	if !d.readText(e, &s) {
+		return
+	}
+	image, err := resolveImage(s, filepath.Dir(d.file))
+	if err != nil {
+		d.fail(e, err)
+		return
+	}
+	d.res.Container.Image = image
+}
+
+// resolveImage checks an image and makes a relative squashfs path
+// absolute, from the sweep file's directory dir: the job runs elsewhere.
+func resolveImage(s, dir string) (string, error) {
+	switch {
+	case strings.HasPrefix(s, "dockerd://"):
+		return "", mark(ErrValue, "image %q: compute nodes have no Docker daemon to import from; "+
+			"import it on a build host (make sqush) and give the .sqsh path", s)
+	case strings.Contains(s, "://"):
+		return "", mark(ErrValue, "image %q: pyxis takes [USER@][REGISTRY#]IMAGE[:TAG] without a scheme, or a squashfs path", s)
+	case filepath.IsAbs(s):
+		return s, nil
+	case strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../"):
+		abs, err := filepath.Abs(filepath.Join(dir, s))
+		if err != nil {
+			return "", mark(ErrValue, "image %q: %v", s, err)
+		}
+		return abs, nil
+	case strings.HasSuffix(s, ".sqsh") || strings.HasSuffix(s, ".squashfs"):
+		// pyxis reads a path without / or ./ in front as a registry image.
+		return "", mark(ErrValue, "image %q: a squashfs path must start with / or ./ (write \"./%s\")", s, s)
+	case !registryRef.MatchString(s):
+		return "", mark(ErrValue, "image %q: neither a squashfs path (/… or ./…) nor a registry reference [USER@][REGISTRY#]IMAGE[:TAG]", s)
+	}
+	return s, nil
+}
+
+// mountFlags is the form of a mount's flags, as enroot takes them:
+// ro, rw, rprivate, x-create=dir, joined by '+'.
+var mountFlags = regexp.MustCompile(`^[a-z0-9_=-]+(\+[a-z0-9_=-]+)*$`)
+
+func (d *decoder) decodeMounts(e entry) {
+	list, ok := e.value.([]any)
+	if !ok {
+		d.fail(e, typeError("list of strings", e.value))
+		return
+	}
+	for i, item := range list {
+		m, err := checkMount(item)
+		if err != nil {
+			d.fail(e, fmt.Errorf("item %d: %w", i+1, err))
+			continue
+		}
+		d.res.Container.Mounts = append(d.res.Container.Mounts, m)
+	}
+}
+
+// checkMount checks one SRC:DST[:FLAGS] mount.
+func checkMount(item any) (string, error) {
+	s, ok := item.(string)
+	if !ok {
+		return "", typeError("string", item)
+	}
+	if err := slurm.CheckValue("mount", s); err != nil {
+		return "", mark(ErrValue, "%v", err)
+	}
+	if strings.Contains(s, ",") {
+		return "", mark(ErrValue, "mount %q: a comma separates mounts", s)
+	}
+	parts := strings.Split(s, ":")
+	switch {
+	case len(parts) < 2 || len(parts) > 3:
+		return "", mark(ErrValue, "mount %q: want SRC:DST or SRC:DST:FLAGS", s)
+	case !filepath.IsAbs(parts[0]) || !filepath.IsAbs(parts[1]):
+		return "", mark(ErrValue, "mount %q: SRC and DST must be absolute paths", s)
+	case len(parts) == 3 && !mountFlags.MatchString(parts[2]):
+		return "", mark(ErrValue, "mount %q: flags %q: want words like ro or rprivate joined by '+'", s, parts[2])
+	}
+	return s, nil
+}
+
+// envName is the form of an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (d *decoder) decodeEnv(e entry) {
+	if _, ok := e.value.(map[string]any); !ok {
+		d.fail(e, typeError("table of strings", e.value))
+		return
+	}
+	env := map[string]string{}
+	for _, c := range d.doc.children(e) {
+		if !envName.MatchString(c.name()) {
+			d.fail(c, mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.name()))
+			continue
+		}
+		var v string
+		if d.readText(c, &v) {
+			env[c.name()] = v
+		}
+	}
+	d.res.Container.Env = env
+}
+
+// checkShape checks, once the axes are known, that the ranks of every
+// point spread evenly over its nodes, agreeing with ntasks_per_node when
+// it is given. It reports one error per offending pair of values.
+func (d *decoder) checkShape(ranks, nodes []any, ranksSet bool) {
+	tpn := d.res.NTasksPerNode
+	for _, n := range nodes {
+		if tpn > 0 && !ranksSet {
+			if r := n.(int) * tpn; r < 2 || r > 65536 {
+				d.errs = append(d.errs, &SweepError{File: d.file, Line: d.lines["slurm.ntasks_per_node"],
+					Key: "slurm.ntasks_per_node", Err: mark(ErrValue, "nodes = %d × ntasks_per_node = %d is %d ranks: want 2..65536", n, tpn, r)})
+			}
+			continue
+		}
+		for _, r := range ranks {
+			switch {
+			case r.(int)%n.(int) != 0:
+				d.shapeError(mark(ErrValue, "ranks = %d do not spread evenly over nodes = %d", r, n))
+			case tpn > 0 && r.(int) != n.(int)*tpn:
+				d.shapeError(mark(ErrValue, "ranks = %d over nodes = %d is %d per node, but ntasks_per_node = %d", r, n, r.(int)/n.(int), tpn))
+			}
+		}
+	}
+}
+
+// shapeError records an error of the shape against the nodes key, or the
+// ranks key when the file does not set nodes.
+func (d *decoder) shapeError(err error) {
+	p := paramNamed("nodes")
+	if _, set := d.entries[p]; !set {
+		p = paramNamed("ranks")
+	}
+	d.failParam(p, err)
+}
+
+// mapKeys returns the keys of m, sorted.
+func mapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

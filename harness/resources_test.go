@@ -1,0 +1,147 @@
+package harness_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"efaxx/harness"
+)
+
+func TestParseResources(t *testing.T) {
+	s, err := harness.Parse("/sweeps/p5.toml", []byte(head+`
+[params]
+provider = "efa"
+
+[slurm]
+partition = "p5"
+account = "infra"
+qos = "high"
+constraint = "[rack1|rack2]&nvlink"
+time = "1:30:00"
+gpus_per_node = 8
+ntasks_per_node = 8
+cpus_per_task = 12
+exclusive = true
+mpi = "pmi2"
+nodes = [2, 4]
+extra = ["--reservation=acceptance", "--mem=0"]
+
+[container]
+image = "./images/efaxx.sqsh"
+mounts = ["/fsx:/fsx", "/scratch:/scratch:ro+rprivate"]
+workdir = "/fsx/work"
+env = { FI_EFA_USE_DEVICE_RDMA = "1", NCCL_DEBUG = "INFO" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := harness.Resources{Partition: "p5", Account: "infra", QOS: "high", Constraint: "[rack1|rack2]&nvlink",
+		Time: "1:30:00", TimeLimit: 90 * time.Minute, NTasksPerNode: 8, GPUsPerNode: 8, CPUsPerTask: 12, Exclusive: true, MPI: "pmi2",
+		Extra: []string{"--reservation=acceptance", "--mem=0"},
+		Container: &harness.Container{Image: filepath.FromSlash("/sweeps/images/efaxx.sqsh"),
+			Mounts: []string{"/fsx:/fsx", "/scratch:/scratch:ro+rprivate"}, Workdir: "/fsx/work",
+			Env: map[string]string{"FI_EFA_USE_DEVICE_RDMA": "1", "NCCL_DEBUG": "INFO"}}}
+	if !reflect.DeepEqual(s.Resources, want) {
+		t.Errorf("Resources =\n%+v\nwant\n%+v", s.Resources, want)
+	}
+	var shapes []string
+	for _, p := range s.Points() {
+		shapes = append(shapes, p.Label())
+		if p.Ranks != 8*p.Nodes || (p.Nodes != 2 && p.Nodes != 4) {
+			t.Errorf("point %d: %d ranks on %d nodes, want 8 per node on 2 or 4", p.Index, p.Ranks, p.Nodes)
+		}
+	}
+	if !reflect.DeepEqual(shapes, []string{"write nodes=2", "write nodes=4"}) {
+		t.Errorf("labels = %q", shapes)
+	}
+	if s.Points()[0].Hash == s.Points()[1].Hash {
+		t.Error("points on 2 and 4 nodes have the same hash")
+	}
+}
+
+func TestResourcesDefaults(t *testing.T) {
+	s := mustParse(t, head)
+	if got, want := s.Resources, (harness.Resources{MPI: "pmix"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Resources = %+v, want %+v", got, want)
+	}
+	if p := s.Points()[0]; p.Nodes != 1 || p.Ranks != 2 {
+		t.Errorf("point = %+v, want 2 ranks on 1 node", p)
+	}
+}
+
+// TestRanksPerNode: ntasks_per_node without ranks makes ranks follow nodes.
+func TestRanksPerNode(t *testing.T) {
+	s := mustParse(t, head+"[slurm]\nnodes = [1, 2, 4]\nntasks_per_node = 8\n")
+	var ranks []int
+	for _, p := range s.Points() {
+		ranks = append(ranks, p.Ranks)
+	}
+	if !reflect.DeepEqual(ranks, []int{8, 16, 32}) {
+		t.Errorf("ranks = %v, want 8, 16, 32", ranks)
+	}
+}
+
+func TestParseResourceErrors(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"unknown slurm key", head + "[slurm]\npartiton = \"a\"\n",
+			`sweeps/x.toml:4: slurm.partiton: unknown key (did you mean "partition"?)`},
+		{"unknown container key", head + "[container]\nimage = \"/i.sqsh\"\nmount = []\n",
+			`sweeps/x.toml:5: container.mount: unknown key (did you mean "mounts"?)`},
+		{"newline in partition", head + "[slurm]\npartition = \"a\\nsrun rm -rf /\"\n",
+			`sweeps/x.toml:4: slurm.partition: partition "a\nsrun rm -rf /": holds control character U+000A (a line break ends a script line)`},
+		{"newline in env", head + "[container]\nimage = \"/i.sqsh\"\nenv.X = \"a\\n$(rm -rf /)\"\n",
+			`sweeps/x.toml:5: container.env.X: X "a\n$(rm -rf /)": holds control character U+000A (a line break ends a script line)`},
+		{"hetjob", head + "[slurm]\nconstraint = \"HetJob\"\n",
+			`sweeps/x.toml:4: slurm.constraint: constraint "HetJob": sbatch reads "hetjob" on an #SBATCH line as a heterogeneous-job separator`},
+		{"bad time", head + "[slurm]\ntime = \"1h\"\n",
+			`sweeps/x.toml:4: slurm.time: time "1h": want M, M:S, H:M:S, D-H, D-H:M or D-H:M:S`},
+		{"zero time", head + "[slurm]\ntime = \"0\"\n",
+			`sweeps/x.toml:4: slurm.time: time "0": want a limit of more than 0`},
+		{"bad mpi", head + "[slurm]\nmpi = \"pmx\"\n",
+			`sweeps/x.toml:4: slurm.mpi: unknown mpi plugin "pmx" (did you mean "pmix"?); known: pmix, pmi2, none`},
+		{"short extra", head + "[slurm]\nextra = [\"-p x\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "-p x": want --name or --name=value`},
+		{"extra sets partition", head + "[slurm]\nextra = [\"--partition=x\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--partition=x": use [slurm] partition`},
+		{"extra sets output", head + "[slurm]\nextra = [\"--output=/tmp/x\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--output=/tmp/x": efaxx sets --output itself`},
+		{"nodes zero", head + "[slurm]\nnodes = 0\n",
+			`sweeps/x.toml:4: slurm.nodes: 0 is out of range: want 1..65536`},
+		{"ranks over nodes", head + "[params]\nranks = [2, 3]\n[slurm]\nnodes = 2\n",
+			`sweeps/x.toml:6: slurm.nodes: ranks = 3 do not spread evenly over nodes = 2`},
+		{"ranks against ntasks_per_node", head + "[params]\nranks = 4\n[slurm]\nntasks_per_node = 1\n",
+			`sweeps/x.toml:4: params.ranks: ranks = 4 over nodes = 1 is 4 per node, but ntasks_per_node = 1`},
+		{"one rank", head + "[slurm]\nntasks_per_node = 1\n",
+			`sweeps/x.toml:4: slurm.ntasks_per_node: nodes = 1 × ntasks_per_node = 1 is 1 ranks: want 2..65536`},
+		{"no image", head + "[container]\nworkdir = \"/w\"\n",
+			`sweeps/x.toml:3: container.image: missing required key`},
+		{"dockerd image", head + "[container]\nimage = \"dockerd://efaxx:1\"\n",
+			`sweeps/x.toml:4: container.image: image "dockerd://efaxx:1": compute nodes have no Docker daemon to import from; import it on a build host (make sqush) and give the .sqsh path`},
+		{"bare sqsh path", head + "[container]\nimage = \"images/e.sqsh\"\n",
+			`sweeps/x.toml:4: container.image: image "images/e.sqsh": a squashfs path must start with / or ./ (write "./images/e.sqsh")`},
+		{"shell in image ref", head + "[container]\nimage = \"x;$(touch y)\"\n",
+			`sweeps/x.toml:4: container.image: image "x;$(touch y)": neither a squashfs path (/… or ./…) nor a registry reference [USER@][REGISTRY#]IMAGE[:TAG]`},
+		{"relative mount", head + "[container]\nimage = \"/i\"\nmounts = [\"data:/data\"]\n",
+			`sweeps/x.toml:5: container.mounts: item 1: mount "data:/data": SRC and DST must be absolute paths`},
+		{"comma in mount", head + "[container]\nimage = \"/i\"\nmounts = [\"/a:/a,/b:/b\"]\n",
+			`sweeps/x.toml:5: container.mounts: item 1: mount "/a:/a,/b:/b": a comma separates mounts`},
+		{"bad env name", head + "[container]\nimage = \"/i\"\nenv = { \"A B\" = \"1\" }\n",
+			`sweeps/x.toml:5: container.env."A B": "A B" is not a variable name: want letters, digits and '_', not starting with a digit`},
+		{"relative workdir", head + "[container]\nimage = \"/i\"\nworkdir = \"w\"\n",
+			`sweeps/x.toml:5: container.workdir: "w" is not an absolute path`},
+		{"newline in nics", head + "[params]\nnics = \"nic0\\nrm -rf /\"\n",
+			`sweeps/x.toml:4: params.nics: value "nic0\nrm -rf /": holds control character U+000A (a line break ends a script line)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := harness.Parse("sweeps/x.toml", []byte(tt.text))
+			if got := errText(err); got != tt.want {
+				t.Errorf("Parse(%q) error:\n%s\nwant:\n%s", tt.text, got, tt.want)
+			}
+		})
+	}
+}

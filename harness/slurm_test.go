@@ -1,0 +1,316 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/results/record"
+	"efaxx/slurm"
+	"efaxx/slurm/mock"
+)
+
+// These tests drive the Slurm executor with faked Slurm commands and
+// markers written by hand, to reach the endings a real cluster gives only
+// rarely: time limits, dead nodes, jobs Slurm has forgotten. The tests
+// under cmd/efaxx run the same code against a real Slurm.
+
+// fakeSlurm answers sbatch with the next of its ids, and the state queries
+// with a fixed answer: sacct without accounting, and slurmctld that has
+// forgotten every job, unless states says otherwise.
+type fakeSlurm struct {
+	ids    []string
+	sbatch []error // error of each sbatch call, by order; nil or short for success
+	calls  int
+	sacct  string // sacct output; "" for no accounting
+	squeue string // squeue output; "" for no job known
+}
+
+func (f *fakeSlurm) runner() *mock.Runner {
+	return &mock.Runner{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+		switch name {
+		case "sbatch":
+			i := f.calls
+			f.calls++
+			if i < len(f.sbatch) && f.sbatch[i] != nil {
+				return nil, f.sbatch[i]
+			}
+			return []byte(f.ids[i] + "\n"), nil
+		case "sacct":
+			if f.sacct == "" {
+				return nil, &slurm.CommandError{Name: "sacct", Code: 1, Stderr: "Slurm accounting storage is disabled"}
+			}
+			return []byte(f.sacct), nil
+		case "squeue", "scontrol":
+			if f.squeue == "" || name == "scontrol" {
+				return nil, &slurm.CommandError{Name: name, Code: 1, Stderr: "slurm_load_jobs error: Invalid job id specified"}
+			}
+			return []byte(f.squeue), nil
+		case "scancel":
+			return nil, nil
+		}
+		return nil, fmt.Errorf("unexpected command %s", name)
+	}}
+}
+
+func newExecutor(t *testing.T, f *fakeSlurm) *harness.SlurmExecutor {
+	t.Helper()
+	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &harness.SlurmExecutor{Client: &slurm.Client{Runner: f.runner()}, DB: db, Workdir: t.TempDir(),
+		Runner: harness.Runner{Path: "/opt/efaxx/efaxx-runner", Version: "efaxx-runner test"}}
+}
+
+const threePoints = head + "[params]\nprovider = \"tcp\"\nsizes = [\"4KiB\"]\niterations = [10, 20, 30]\n[slurm]\ntime = \"1\"\n"
+
+func TestSubmitStopsAtRefusedJob(t *testing.T) {
+	refused := &slurm.CommandError{Name: "sbatch", Code: 1, Stderr: "sbatch: error: Batch job submission failed: Requested node configuration is not available"}
+	x := newExecutor(t, &fakeSlurm{ids: []string{"101"}, sbatch: []error{nil, refused}})
+	s := mustParse(t, head+"[params]\nranks = [2, 4]\n")
+	sub, err := x.Submit(t.Context(), s, harness.SubmitOptions{})
+	if err == nil || !strings.Contains(err.Error(), "Requested node configuration is not available") {
+		t.Fatalf("Submit error = %v, want sbatch's message", err)
+	}
+	jobs, _ := x.DB.Jobs(t.Context(), results.JobFilter{})
+	if len(sub.Jobs) != 1 || len(jobs) != 1 || jobs[0].JobID != "101" || jobs[0].Shape != "nodes=1 ranks=2" {
+		t.Errorf("recorded %+v, submission %+v; want job 101 alone", jobs, sub.Jobs)
+	}
+}
+
+func TestSubmitSkipsPointsInFlight(t *testing.T) {
+	x := newExecutor(t, &fakeSlurm{ids: []string{"101", "102"}})
+	s := mustParse(t, threePoints)
+	if _, err := x.Submit(t.Context(), s, harness.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := x.Submit(t.Context(), s, harness.SubmitOptions{})
+	if err != nil || sub.Plan != nil || len(sub.Skipped) != 3 || sub.Skipped[0].Why != "in a job not yet synced to its end" {
+		t.Errorf("second Submit = %+v, %v; want all 3 points skipped as in flight", sub, err)
+	}
+}
+
+// submitted submits threePoints as job 201 and returns the job's record.
+func submitted(t *testing.T, f *fakeSlurm) (*harness.SlurmExecutor, results.Job) {
+	t.Helper()
+	f.ids = []string{"201"}
+	x := newExecutor(t, f)
+	if _, err := x.Submit(t.Context(), mustParse(t, threePoints), harness.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := x.DB.Jobs(t.Context(), results.JobFilter{})
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs = %+v, %v", jobs, err)
+	}
+	return x, jobs[0]
+}
+
+// The job started at t0; its time limit is one minute.
+var t0 = time.Unix(1795381380, 0)
+
+func marker(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func unix(t time.Time) string { return fmt.Sprintf("%d.000000000", t.Unix()) }
+
+// ranEnded writes what step dir leaves when its 2 ranks measured 4KiB
+// and srun exited 0.
+func ranEnded(t *testing.T, dir, stepID string) {
+	t.Helper()
+	marker(t, dir, slurm.StepStartMarker, "start="+unix(t0))
+	for r := range 2 {
+		var lines []string
+		for _, rec := range []any{
+			record.Rank{Type: record.TypeRank, Rank: r, World: 2, Host: "h1", Benchmark: "write", Provider: "tcp;ofi_rxm"},
+			record.Sample{Type: record.TypeSample, Rank: r, Peer: 1 - r, Role: "target", Size: 4096, BytesRecv: 4096,
+				Iterations: 10, ElapsedNs: 1e6, Lat: record.Lat{Min: 1, P50: 2, P99: 3, Max: 4}},
+			record.End{Type: record.TypeEnd, Rank: r, Status: record.StatusOK, ElapsedNs: 2e6},
+		} {
+			b, _ := json.Marshal(rec)
+			lines = append(lines, string(b))
+		}
+		marker(t, dir, record.RankFile(r), strings.Join(lines, "\n"))
+	}
+	marker(t, dir, "step-"+stepID+".out", "")
+	marker(t, dir, slurm.StepExitMarker, "rc=0 signal=- end="+unix(t0.Add(5*time.Second)))
+}
+
+// runsBySession returns "status: reason" of each run of the job, in step
+// order.
+func runsOf(t *testing.T, x *harness.SlurmExecutor) []string {
+	t.Helper()
+	views, err := x.Jobs(t.Context(), results.JobFilter{})
+	if err != nil || len(views) != 1 {
+		t.Fatalf("Jobs = %+v, %v", views, err)
+	}
+	var out []string
+	for _, s := range views[0].Steps {
+		if s.Run == nil {
+			out = append(out, s.Status)
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s %s: %s", s.Run.Status, s.Run.Step, s.Run.NodeList, s.Run.Reason))
+	}
+	return out
+}
+
+// TestSyncTimeoutFromMarkers: no accounting, and slurmctld has forgotten
+// the job; its markers say SIGTERM came after the whole time limit. The
+// step that ended keeps ok, the one in progress and the one never started
+// end timeout, and the job is settled: a second sync does nothing.
+func TestSyncTimeoutFromMarkers(t *testing.T) {
+	x, job := submitted(t, &fakeSlurm{})
+	ranEnded(t, job.Steps[0].Dir, "201.0")
+	marker(t, job.Steps[1].Dir, slurm.StepStartMarker, "start="+unix(t0.Add(5*time.Second)))
+	marker(t, job.Dir, slurm.JobStartMarker, "job=201 nodes=h1 start="+unix(t0))
+	marker(t, job.Dir, slurm.JobExitMarker, "rc=143 signal=TERM end="+unix(t0.Add(time.Minute)))
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ok 201.0 h1: ",
+		"timeout  h1: timed out; slurm job 201 TIMEOUT (signal TERM at the time limit) while the step ran; no end record from ranks 0-1",
+		"timeout  h1: timed out; slurm job 201 TIMEOUT (signal TERM at the time limit) before the step started; no end record from ranks 0-1",
+	}
+	if got := runsOf(t, x); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(rep.Jobs) != 1 || rep.Jobs[0].Source != "marker" || rep.Jobs[0].Settled.IsZero() {
+		t.Errorf("job after sync = %+v, want settled from its markers", rep.Jobs)
+	}
+	again, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil || len(again.Jobs) != 0 || len(again.Runs) != 0 {
+		t.Errorf("second sync = %+v, %v; want nothing done", again, err)
+	}
+}
+
+// TestSyncNodeFail: sacct says the job's node failed while its second
+// step ran; that step fails with Slurm's words, and sacct's step rows give
+// the step ids and nodes.
+func TestSyncNodeFail(t *testing.T) {
+	f := &fakeSlurm{}
+	x, job := submitted(t, f)
+	ranEnded(t, job.Steps[0].Dir, "201.0")
+	marker(t, job.Steps[1].Dir, slurm.StepStartMarker, "start="+unix(t0.Add(5*time.Second)))
+	f.sacct = "201|NODE_FAIL|0:0|None|h[1-2]|1795381380|1795381400|1|efaxx-x\n" +
+		"201.0|COMPLETED|0:0||h[1-2]|1795381380|1795381385||" + job.Steps[0].Name + "\n" +
+		"201.1|NODE_FAIL|0:0||h[1-2]|1795381385|1795381400||" + job.Steps[1].Name + "\n"
+	if _, err := x.Sync(t.Context(), results.JobFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ok 201.0 h[1-2]: ",
+		"failed 201.1 h[1-2]: slurm job 201 NODE_FAIL while the step ran",
+		"failed  h[1-2]: slurm job 201 NODE_FAIL before the step started",
+	}
+	if got := runsOf(t, x); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSyncRunningThenDone: while slurmctld says RUNNING, a started step is
+// stored as running and an unstarted one is left pending; the job is not
+// settled until it ends.
+func TestSyncRunningThenDone(t *testing.T) {
+	f := &fakeSlurm{squeue: "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"}
+	x, job := submitted(t, f)
+	ranEnded(t, job.Steps[0].Dir, "201.0")
+	marker(t, job.Steps[1].Dir, slurm.StepStartMarker, "start="+unix(t0.Add(5*time.Second)))
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runsOf(t, x); got[0] != "ok 201.0 h1: " || !strings.HasPrefix(got[1], "running") || got[2] != harness.StepPending {
+		t.Errorf("runs while RUNNING = %q", got)
+	}
+	if !rep.Jobs[0].Settled.IsZero() {
+		t.Error("a running job was settled")
+	}
+	ranEnded(t, job.Steps[1].Dir, "201.1")
+	ranEnded(t, job.Steps[2].Dir, "201.2")
+	f.squeue = "201|COMPLETED|None|h1|1795381380|1795381400|1:00|efaxx-x\n"
+	if rep, err = x.Sync(t.Context(), results.JobFilter{}); err != nil || rep.Jobs[0].Settled.IsZero() {
+		t.Fatalf("sync after the end = %+v, %v; want the job settled", rep, err)
+	}
+	for i, got := range runsOf(t, x) {
+		if want := fmt.Sprintf("ok 201.%d h1: ", i); got != want {
+			t.Errorf("step %d = %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestSyncGoesOnPastABrokenJob: a job whose session was deleted fails its
+// sync, and another job is still stored.
+func TestSyncGoesOnPastABrokenJob(t *testing.T) {
+	f := &fakeSlurm{ids: []string{"301", "302"},
+		squeue: "301|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n302|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n"}
+	x := newExecutor(t, f)
+	var jobs []results.Job
+	for _, text := range []string{threePoints, strings.Replace(threePoints, "[10, 20, 30]", "[40]", 1)} {
+		sub, err := x.Submit(t.Context(), mustParse(t, text), harness.SubmitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, sub.Jobs...)
+	}
+	if err := os.RemoveAll(jobs[0].SessionDir); err != nil {
+		t.Fatal(err)
+	}
+	ranEnded(t, jobs[1].Steps[0].Dir, "302.0")
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err == nil || !strings.Contains(err.Error(), "sbatch job 301") {
+		t.Errorf("Sync error = %v, want one naming job 301", err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Status != record.StatusOK {
+		t.Errorf("runs stored = %+v, want job 302's one ok run", rep.Runs)
+	}
+}
+
+func TestCancelNeedsActiveJobs(t *testing.T) {
+	f := &fakeSlurm{squeue: "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"}
+	x, _ := submitted(t, f)
+	jobs, err := x.Cancel(t.Context(), results.JobFilter{Sweep: "x"})
+	if err != nil || len(jobs) != 1 || jobs[0].JobID != "201" {
+		t.Fatalf("Cancel = %+v, %v", jobs, err)
+	}
+	if _, err := x.Cancel(t.Context(), results.JobFilter{Sweep: "other"}); !errors.Is(err, harness.ErrNoJobs) {
+		t.Errorf("Cancel of a sweep without jobs = %v, want ErrNoJobs", err)
+	}
+}
+
+func TestJobFilterFor(t *testing.T) {
+	tests := []struct {
+		names []string
+		want  results.JobFilter
+	}{
+		{nil, results.JobFilter{}},
+		{[]string{"4711", "4712_3"}, results.JobFilter{JobIDs: []string{"4711", "4712_3"}}},
+		{[]string{"20261122-210259-abcc6a49"}, results.JobFilter{Session: "20261122-210259-abcc6a49"}},
+		{[]string{"demo"}, results.JobFilter{Sweep: "demo"}},
+		{[]string{"testdata/expand/demo.toml"}, results.JobFilter{Sweep: "demo"}},
+	}
+	for _, tt := range tests {
+		got, err := harness.JobFilterFor(tt.names)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("JobFilterFor(%q) = %+v, %v, want %+v", tt.names, got, err, tt.want)
+		}
+	}
+	if _, err := harness.JobFilterFor([]string{"demo", "4711"}); err == nil {
+		t.Error("JobFilterFor accepted a sweep and a job id together")
+	}
+}

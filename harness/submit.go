@@ -1,0 +1,269 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"efaxx/results"
+	"efaxx/slurm"
+)
+
+// SlurmExecutor runs sweeps on a Slurm cluster: it submits them and
+// returns at once, then tracks, syncs and cancels their jobs. It is the
+// only writer of the store, on the login node; the compute nodes only
+// write files.
+type SlurmExecutor struct {
+	Client  *slurm.Client
+	DB      *results.DB
+	Workdir string           // where session directories are created; the compute nodes must see it
+	Runner  Runner           // efaxx-runner for sweeps without a container
+	Now     func() time.Time // the clock; nil for time.Now
+}
+
+// SubmitOptions says which points to submit.
+type SubmitOptions struct {
+	// RetryFailed submits only the points whose latest run did not end
+	// ok; otherwise every point without an ok run is submitted.
+	RetryFailed bool
+}
+
+// Submission is what Submit did.
+type Submission struct {
+	Session  *Session      // nil when nothing was submitted
+	Plan     *Plan         // the points submitted, as jobs; nil when none
+	Jobs     []results.Job // the jobs sbatch accepted, as recorded
+	Skipped  []Skip        // the points left out, and why
+	Warnings []string
+}
+
+// Skip is a point Submit left out.
+type Skip struct {
+	Point Point
+	Why   string
+}
+
+// PlanFile is the name of the resolved sweep in a session directory.
+const PlanFile = "plan.json"
+
+// Submit writes the sweep's scripts and its resolved points into a new
+// session and submits one job per shape with sbatch, recording each job
+// as sbatch accepts it. It returns once the jobs are queued. When sbatch
+// refuses a job, Submit stops there: the jobs accepted before it stay
+// submitted and recorded, and the error carries Slurm's message.
+func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions) (*Submission, error) {
+	runner, err := x.runnerFor(s)
+	if err != nil {
+		return nil, err
+	}
+	points, skipped, err := x.selectPoints(ctx, s.Points(), runner.Version, opts)
+	if err != nil {
+		return nil, err
+	}
+	sub := &Submission{Skipped: skipped}
+	if len(points) == 0 {
+		return sub, nil
+	}
+	workdir, err := filepath.Abs(x.Workdir)
+	if err != nil {
+		return nil, fmt.Errorf("workdir %q: %w", x.Workdir, err)
+	}
+	if err := slurm.CheckDir("workdir", workdir); err != nil {
+		return nil, err
+	}
+	if sub.Session, err = NewSession(workdir, s, x.now()); err != nil {
+		return nil, err
+	}
+	if w := CheckShared(workdir); w != "" {
+		sub.Warnings = append(sub.Warnings, w)
+	}
+	sub.Plan = NewPlan(s, points)
+	if err := writePlan(sub.Session, sub.Plan, runner); err != nil {
+		return nil, err
+	}
+	for i := range sub.Plan.Jobs {
+		job, err := x.submitJob(ctx, sub.Session, sub.Plan, &sub.Plan.Jobs[i], runner)
+		if err != nil {
+			return sub, err
+		}
+		sub.Jobs = append(sub.Jobs, *job)
+	}
+	return sub, nil
+}
+
+// runnerFor returns the runner the steps of s start.
+func (x *SlurmExecutor) runnerFor(s *Sweep) (Runner, error) {
+	if c := s.Resources.Container; c != nil {
+		return Runner{Path: DefaultContainerRunner, Version: "image " + c.Image}, nil
+	}
+	if !filepath.IsAbs(x.Runner.Path) {
+		return Runner{}, fmt.Errorf("efaxx-runner %q: want an absolute path the compute nodes see", x.Runner.Path)
+	}
+	return x.Runner, nil
+}
+
+// selectPoints splits points into those to submit and those to skip: a
+// point with an ok run of this runner version, or a step in a job not yet
+// settled, is skipped; with RetryFailed, so is a point whose latest run
+// was ok or that has none.
+func (x *SlurmExecutor) selectPoints(ctx context.Context, points []Point, version string, opts SubmitOptions) ([]Point, []Skip, error) {
+	hashes := make([]string, len(points))
+	for i, p := range points {
+		hashes[i] = p.Hash
+	}
+	hist, err := x.DB.PointHistories(ctx, version, hashes)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep []Point
+	var skip []Skip
+	for _, p := range points {
+		h := hist[p.Hash]
+		switch {
+		case h.InFlight:
+			skip = append(skip, Skip{p, "in a job not yet synced to its end"})
+		case opts.RetryFailed && h.Last == "":
+			skip = append(skip, Skip{p, "never run: --retry failed submits only what failed"})
+		case opts.RetryFailed && h.Last == "ok":
+			skip = append(skip, Skip{p, "its latest run is ok"})
+		case !opts.RetryFailed && h.OK:
+			skip = append(skip, Skip{p, "has an ok run with this runner"})
+		default:
+			keep = append(keep, p)
+		}
+	}
+	return keep, skip, nil
+}
+
+// submitJob writes job j's script and run directories, submits it, and
+// records it.
+func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j *PlannedJob, r Runner) (*results.Job, error) {
+	spec := ss.SlurmJob(pl, j, r)
+	script, err := slurm.Render(spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range append([]string{spec.Dir}, stepDirs(spec)...) {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	path := filepath.Join(spec.Dir, ScriptName)
+	if err := writeFileAtomic(path, script); err != nil {
+		return nil, err
+	}
+	id, cluster, err := x.Client.Submit(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("submit job %d of sweep %s (%s): %w", j.Index, pl.Sweep.Name, j.Shape, err)
+	}
+	job := &results.Job{Scheduler: "slurm", Cluster: cluster, JobID: id.String(), Name: spec.Name,
+		Sweep: pl.Sweep.Name, SweepHash: pl.Sweep.Hash, Session: ss.ID, SessionDir: ss.Dir, Dir: spec.Dir,
+		Shape: j.Shape.String(), TimeLimit: pl.Sweep.Resources.TimeLimit, State: string(slurm.Pending),
+		Source: "sbatch", Submitted: x.now()}
+	for i, p := range j.Points {
+		job.Steps = append(job.Steps, results.JobStep{Step: i, Name: StepName(p), Point: p.Hash, Label: p.Label(),
+			PointIndex: p.Index, UID: runUID(ss.ID, p.Index), Dir: ss.RunDir(p)})
+	}
+	// The job runs whatever happens next: record it even if the caller
+	// gave up waiting.
+	if err := x.DB.AddJob(context.WithoutCancel(ctx), job); err != nil {
+		return nil, fmt.Errorf("sbatch job %s was submitted but not recorded: %w", job.JobID, err)
+	}
+	return job, nil
+}
+
+func stepDirs(j *slurm.Job) []string {
+	dirs := make([]string, len(j.Steps))
+	for i, s := range j.Steps {
+		dirs[i] = s.Dir
+	}
+	return dirs
+}
+
+// runUID returns the uid of the run of point index in a session; local
+// and Slurm runs share the form.
+func runUID(session string, index int) string { return fmt.Sprintf("%s-%03d", session, index) }
+
+// planFile is the resolved sweep that Submit writes into the session:
+// every point as it runs, and the job and step that run it. Sync reads it
+// to write each run's manifest.
+type planFile struct {
+	Sweep     string        `json:"sweep"`
+	SweepHash string        `json:"sweep_hash"`
+	Session   string        `json:"session"`
+	Runner    Runner        `json:"runner"`
+	Resources Resources     `json:"resources"`
+	Points    []plannedStep `json:"points"`
+}
+
+// plannedStep is one point of a planFile.
+type plannedStep struct {
+	Index     int            `json:"index"`
+	Hash      string         `json:"hash"`
+	Label     string         `json:"label"`
+	Benchmark string         `json:"benchmark"`
+	Params    map[string]any `json:"params"`
+	Sizes     []uint64       `json:"sizes"`
+	Ranks     int            `json:"ranks"`
+	Nodes     int            `json:"nodes"`
+	Job       int            `json:"job"`  // the job's position in the plan
+	Step      int            `json:"step"` // the step's position in its job
+	Dir       string         `json:"dir"`
+	Argv      []string       `json:"argv"` // srun's command line, the job id left as ${SLURM_JOB_ID}
+}
+
+// writePlan writes the plan file of pl into session ss.
+func writePlan(ss *Session, pl *Plan, r Runner) error {
+	pf := planFile{Sweep: pl.Sweep.Name, SweepHash: pl.Sweep.Hash, Session: ss.ID, Runner: r, Resources: pl.Sweep.Resources}
+	for i := range pl.Jobs {
+		j := &pl.Jobs[i]
+		spec := ss.SlurmJob(pl, j, r)
+		for k, p := range j.Points {
+			pf.Points = append(pf.Points, plannedStep{Index: p.Index, Hash: p.Hash, Label: p.Label(),
+				Benchmark: p.Benchmark, Params: p.Params(), Sizes: p.Sizes, Ranks: p.Ranks, Nodes: p.Nodes,
+				Job: j.Index, Step: k, Dir: ss.RunDir(p), Argv: spec.Steps[k].Argv("${SLURM_JOB_ID}")})
+		}
+	}
+	data, err := json.MarshalIndent(pf, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode plan: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(ss.Dir, PlanFile), append(data, '\n'))
+}
+
+// readPlan reads the plan file of the session in dir.
+func readPlan(dir string) (*planFile, error) {
+	data, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return nil, fmt.Errorf("read plan of session %s: %w", dir, err)
+	}
+	var pf planFile
+	if err := json.Unmarshal(data, &pf); err != nil {
+		return nil, fmt.Errorf("read plan of session %s: %w", dir, err)
+	}
+	return &pf, nil
+}
+
+// point returns the planned point of index, or an error.
+func (pf *planFile) point(index int) (*plannedStep, error) {
+	for i := range pf.Points {
+		if pf.Points[i].Index == index {
+			return &pf.Points[i], nil
+		}
+	}
+	return nil, fmt.Errorf("plan of session %s has no point %d", pf.Session, index)
+}
+
+func (x *SlurmExecutor) now() time.Time {
+	if x.Now != nil {
+		return x.Now()
+	}
+	return time.Now()
+}
+
+// ErrNoJobs is returned when a cancel or status names no job efaxx knows.
+var ErrNoJobs = errors.New("no jobs match")
