@@ -27,39 +27,53 @@ func caption(ctx context.Context, db *results.DB, runs []results.Run) ([]string,
 	var order []string
 	groups := map[string][]results.Run{}
 	for _, r := range runs {
-		m := machine(r, gpus[r.ID])
-		if groups[m] == nil {
-			order = append(order, m)
+		k := gpuModel(gpus[r.ID]) + "\x00" + r.Provider
+		if groups[k] == nil {
+			order = append(order, k)
 		}
-		groups[m] = append(groups[m], r)
+		groups[k] = append(groups[k], r)
 	}
 	parts := make([]string, len(order))
-	for i, m := range order {
-		parts[i] = fmt.Sprintf("%s: runs %s, %s", m, idRanges(runIDs(groups[m])), dates(groups[m]))
+	for i, k := range order {
+		g := groups[k]
+		parts[i] = fmt.Sprintf("%s: runs %s, %s", machine(g, gpus[g[0].ID]), idRanges(runIDs(g)), dates(g))
 	}
 	return wrap("Measured on "+strings.Join(parts, "; "), captionWidth), nil
 }
 
-// machine describes where a run ran: its hosts, the GPU model rank 0's
-// fingerprint names, and the provider.
-func machine(r results.Run, gpu string) string {
-	hosts := strings.Join(r.Hosts, ",")
-	if len(r.Hosts) > 4 {
-		hosts = fmt.Sprintf("%d hosts (%s..%s)", len(r.Hosts), r.Hosts[0], r.Hosts[len(r.Hosts)-1])
+// machine describes where runs of one GPU model and provider ran: their
+// hosts, the GPU model rank 0's fingerprint names, and the provider.
+func machine(runs []results.Run, gpu string) string {
+	var all []string
+	for _, r := range runs {
+		all = append(all, r.Hosts...)
 	}
-	s := "host " + hosts
-	if len(r.Hosts) > 1 {
-		s = "hosts " + hosts
+	slices.SortFunc(all, naturalCompare)
+	hosts := slices.Compact(all)
+	list := strings.Join(hosts, ",")
+	if len(hosts) > 4 {
+		list = fmt.Sprintf("%d hosts (%s..%s)", len(hosts), hosts[0], hosts[len(hosts)-1])
 	}
-	if model, _, _ := strings.Cut(gpu, ","); model != "" {
+	s := "host " + list
+	if len(hosts) > 1 {
+		s = "hosts " + list
+	}
+	if model := gpuModel(gpu); model != "" {
 		s += ", " + model
 	} else {
 		s += ", no GPU"
 	}
-	if r.Provider != "" {
-		s += ", " + r.Provider
+	if runs[0].Provider != "" {
+		s += ", " + runs[0].Provider
 	}
 	return s
+}
+
+// gpuModel returns the model of a fingerprint's GPU: "NVIDIA H200" of
+// "NVIDIA H200, sm_90, 132 SMs, ...".
+func gpuModel(gpu string) string {
+	model, _, _ := strings.Cut(gpu, ",")
+	return model
 }
 
 // dates writes the days the runs started, in UTC: "2026-11-22" or

@@ -57,6 +57,7 @@ type PanelData struct {
 	XLabel   string       `json:"x_label"`
 	YLabel   string       `json:"y_label"`
 	XScale   string       `json:"x_scale"`
+	XTicks   []float64    `json:"x_ticks,omitempty"` // the x values to label, for a parameter on x (hosts: 2, 3, 4); nil for the scale's own
 	YScale   string       `json:"y_scale"`
 	Series   []SeriesData `json:"series,omitempty"`
 	Boxes    []Box        `json:"boxes,omitempty"`

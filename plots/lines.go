@@ -35,8 +35,24 @@ func lines(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runs %s (%s): %w", idRanges(runIDs(runs)), p.Runs, err)
 	}
-	return &PanelData{XLabel: p.xLabel(), YLabel: p.yLabel(m), XScale: p.xScale(), YScale: p.yScale(),
-		Series: series, runs: runs}, nil
+	pd := &PanelData{XLabel: p.xLabel(), YLabel: p.yLabel(m), XScale: p.xScale(), YScale: p.yScale(),
+		Series: series, runs: runs}
+	if p.X != results.XSize {
+		pd.XTicks = xValues(series)
+	}
+	return pd, nil
+}
+
+// xValues returns the distinct x values of the series, in order.
+func xValues(series []SeriesData) []float64 {
+	var xs []float64
+	for _, s := range series {
+		for _, pt := range s.Points {
+			xs = append(xs, pt.X)
+		}
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
 }
 
 // selectRuns returns the runs s picks, or an error matching ErrMissingData
@@ -67,7 +83,7 @@ func checkDims(runs []results.Run, dims []string, x string) error {
 			}
 		}
 		if len(lacking) > 0 {
-			return missing("parameter %q, which the figure draws by, is missing from runs %s (%s: %s); "+
+			return missing("parameter %q, which the figure draws by, is missing from runs %s (sweep %s, benchmark %s): "+
 				"it needs runs whose points set %s", d, idRanges(lacking), runs[0].Sweep, runs[0].Benchmark, d)
 		}
 		if d != x {

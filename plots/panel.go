@@ -2,8 +2,8 @@ package plots
 
 import (
 	"fmt"
-	"strings"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -23,6 +23,9 @@ func (pd *PanelData) plot(pos string, legend bool, columns int) (*plot.Plot, err
 	}
 	tx, ty := axisOf(pd.XScale, columns), axisOf(pd.YScale, columns)
 	p.X.Tick.Marker, p.Y.Tick.Marker = tx.ticks, ty.ticks
+	if len(pd.XTicks) > 0 {
+		p.X.Tick.Marker = valueTicks(pd.XTicks, tx)
+	}
 	p.Add(plotter.NewGrid())
 	if len(pd.Boxes) > 0 {
 		p.Add(newBoxes(mapBoxes(pd.Boxes, tx, ty)))

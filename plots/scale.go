@@ -55,6 +55,16 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
+// valueTicks labels exactly the values vs, mapped by m: the values a
+// parameter on x takes.
+func valueTicks(vs []float64, m axisMap) plot.ConstantTicks {
+	ticks := make(plot.ConstantTicks, len(vs))
+	for i, v := range vs {
+		ticks[i] = plot.Tick{Value: m.f(v), Label: strconv.FormatFloat(v, 'g', -1, 64)}
+	}
+	return ticks
+}
+
 // niceStep returns the least of 1, 2, 2.5 and 5 times a power of ten that
 // is at least raw.
 func niceStep(raw float64) float64 {
