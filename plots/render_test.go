@@ -33,7 +33,7 @@ func sampleFigure() *plots.Figure {
 			Series: []plots.SeriesData{{Key: "a", Label: "single", Style: 0, Points: []plots.Point{{X: 2, Y: 3}, {X: 3, Y: 40}, {X: 4, Y: 700}}}},
 		}, {
 			Title: "boxes", XLabel: "message size (bytes)", YLabel: "Gbps", XScale: plots.ScaleLog2, YScale: plots.ScaleLinear,
-			Boxes: []plots.Box{{X: 4096, Samples: 4, Min: 1, P25: 2, Median: 3, P75: 4, Max: 5}, {X: 65536, Samples: 4, Min: 0.5, P25: 3, Median: 3.5, P75: 4, Max: 4.5}},
+			Boxes:    []plots.Box{{X: 4096, Samples: 4, Min: 1, P25: 2, Median: 3, P75: 4, Max: 5}, {X: 65536, Samples: 4, Min: 0.5, P25: 3, Median: 3.5, P75: 4, Max: 4.5}},
 			Notes:    []plots.Note{{X: 65536, Y: 0.5, Text: "rank 3 (h4)"}},
 			Footnote: "slowest (typical speed / median): ranks 3 (h4) 0.50x",
 		}}}
