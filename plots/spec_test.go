@@ -31,7 +31,7 @@ runs.params.mode = "blocking"
 [panel.rate]
 title = "NBI rate"
 y = "mops"
-sizes = ["8", "1KiB", 64]
+sizes = ["8", "1KiB", 64, "2 m"]
 series = ["cells", "producers"]
 labels.managed = "managed cells"
 runs = { params = { mode = "nbi" }, session = "all" }
@@ -50,7 +50,7 @@ func TestParseSpec(t *testing.T) {
 	blocking.ID, blocking.Title = "blocking", "blocking"
 	blocking.Runs.Params = map[string]any{"producers": int64(1), "mode": "blocking"}
 	rate := base
-	rate.ID, rate.Title, rate.Y, rate.Sizes = "rate", "NBI rate", "mops", []uint64{8, 1024, 64}
+	rate.ID, rate.Title, rate.Y, rate.Sizes = "rate", "NBI rate", "mops", []uint64{8, 1024, 64, 2 << 20}
 	rate.Series = []string{"cells", "producers"}
 	rate.Labels = map[string]string{"pinned": "pinned host cells", "managed": "managed cells"}
 	rate.Runs.Params = map[string]any{"producers": int64(1), "mode": "nbi"}
@@ -99,7 +99,10 @@ func TestParseSpecErrors(t *testing.T) {
 		{"series values alone", head + "y = \"gbps\"\nruns.ids = [1]\nseries_values = [\"a\"]\n", "f.toml: series_values: invalid value: series_values without series: name the dimensions first", plots.ErrBadValue},
 		{"bad stat and threshold", head + "kind = \"compare\"\ny = \"gbps\"\nstat = \"avg\"\nthreshold = 2\nruns.ids = [1]\nbaseline = \"b\"\n",
 			"f.toml:6: stat: invalid value: \"avg\": want one of [median mean min max p99]\nf.toml:7: threshold: invalid value: want a number between 0 and 1 (0.05 is 5%), got 2", plots.ErrBadValue},
-		{"bad role and size", head + "y = \"gbps\"\nruns.ids = [1]\nroles = \"writer\"\nsizes = \"4KB\"\n", "f.toml:6: roles: invalid value: role \"writer\": want initiator, target or both\nf.toml:7: sizes: invalid value: ", plots.ErrBadValue},
+		{"bad role and size", head + "y = \"gbps\"\nruns.ids = [1]\nroles = \"writer\"\nsizes = \"4KB\"\n", "f.toml:6: roles: invalid value: role \"writer\": want initiator, target or both\nf.toml:7: sizes: invalid value: size \"4KB\": want a whole number of bytes above 0 with an optional unit, like 4096 or \"4KiB\"", plots.ErrBadValue},
+		{"zero size", head + "y = \"gbps\"\nruns.ids = [1]\nsizes = [\"1MiB\", \"0 k\"]\n", `f.toml:6: sizes: invalid value: size "0 k": want a whole number`, plots.ErrBadValue},
+		{"compare by variant", head + "kind = \"compare\"\ny = \"gbps\"\nruns.ids = [1]\nreference.ids = [2]\nseries = \"variant\"\n", `f.toml: series: invalid value: "variant": a compare figure's series are parameters or benchmark`, plots.ErrBadValue},
+		{"log2 y", head + "y = \"gbps\"\nruns.ids = [1]\ny_scale = \"log2\"\n", `f.toml:6: y_scale: invalid value: "log2": want one of [log10 linear]`, plots.ErrBadValue},
 		{"spread with series", head + "kind = \"spread\"\ny = \"gbps\"\nruns.ids = [1]\nseries = \"strategy\"\n", "f.toml: series: invalid value: a spread figure draws every sample of one run per size: no x, series or roles keys", plots.ErrBadValue},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"efaxx/harness"
 	"efaxx/results"
 )
 
@@ -23,7 +22,7 @@ var panelKeys = map[string]func(d *specDecoder, f field, p *Panel){
 	"x_label":       func(d *specDecoder, f field, p *Panel) { d.text(f, &p.XLabel) },
 	"y_label":       func(d *specDecoder, f field, p *Panel) { d.text(f, &p.YLabel) },
 	"x_scale":       func(d *specDecoder, f field, p *Panel) { d.oneOf(f, &p.XScale, ScaleLog2, ScaleLog10, ScaleLinear) },
-	"y_scale":       func(d *specDecoder, f field, p *Panel) { d.oneOf(f, &p.YScale, ScaleLog2, ScaleLog10, ScaleLinear) },
+	"y_scale":       func(d *specDecoder, f field, p *Panel) { d.oneOf(f, &p.YScale, ScaleLog10, ScaleLinear) },
 	"runs":          func(d *specDecoder, f field, p *Panel) { d.selector(f, &p.Runs) },
 	"reference": func(d *specDecoder, f field, p *Panel) {
 		if p.Reference == nil {
@@ -112,8 +111,16 @@ func (d *specDecoder) checkKind(kind string, p *Panel, at func(string) field) {
 	case !compare && (p.Reference != nil || p.Baseline != "" || p.Threshold != 0):
 		d.fail(at("reference"), badValue("reference, baseline and threshold belong to kind = %q", KindCompare))
 	}
-	if compare && p.Baseline != "" && (len(p.Series) > 0 || p.X != results.XSize) {
-		d.fail(at("baseline"), badValue("a baseline compares per size and published series: no x or series keys"))
+	for _, s := range p.Series {
+		if compare && s != results.DimBenchmark && !isParam(s) {
+			d.fail(at("series"), badValue("%q: a compare figure's series are parameters or benchmark", s))
+		}
+	}
+	if compare && p.X != results.XSize {
+		d.fail(at("x"), badValue("a compare figure compares per size: no x key"))
+	}
+	if compare && p.Baseline != "" && len(p.Series) > 0 {
+		d.fail(at("baseline"), badValue("a baseline compares per published series: no series key"))
 	}
 	if kind == KindSpread && (len(p.Series) > 0 || p.X != results.XSize || len(p.Roles) > 0) {
 		d.fail(at("series"), badValue("a spread figure draws every sample of one run per size: no x, series or roles keys"))
@@ -267,7 +274,7 @@ func (d *specDecoder) sizes(f field) ([]uint64, bool) {
 			n = uint64(v)
 		case string:
 			var err error
-			if n, err = harness.ParseSize(v); err != nil {
+			if n, err = parseSize(v); err != nil {
 				d.fail(f, badValue("%v", err))
 				return nil, false
 			}
