@@ -90,9 +90,13 @@ func addSeries(p *plot.Plot, s SeriesData, legend bool) error {
 // errorPoints are points with intervals, as plotter.YErrorBars reads them.
 type errorPoints []Point
 
-// Len, XY and YError implement plotter.XYer and plotter.YErrorer.
-func (e errorPoints) Len() int                      { return len(e) }
-func (e errorPoints) XY(i int) (x, y float64)       { return e[i].X, e[i].Y }
+// Len implements plotter.XYer.
+func (e errorPoints) Len() int { return len(e) }
+
+// XY implements plotter.XYer.
+func (e errorPoints) XY(i int) (x, y float64) { return e[i].X, e[i].Y }
+
+// YError implements plotter.YErrorer: the distances down to Lo and up to Hi.
 func (e errorPoints) YError(i int) (lo, hi float64) { return e[i].Y - *e[i].Lo, *e[i].Hi - e[i].Y }
 
 // intervals returns the points that have intervals, or nil.
