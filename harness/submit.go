@@ -60,7 +60,7 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 	if err != nil {
 		return nil, err
 	}
-	points, skipped, err := x.selectPoints(ctx, s.Points(), runner.Version, opts)
+	points, skipped, err := x.selectPoints(ctx, s.Name, s.Points(), runner.Version, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +107,15 @@ func (x *SlurmExecutor) runnerFor(s *Sweep) (Runner, error) {
 }
 
 // selectPoints splits points into those to submit and those to skip: a
-// point with an ok run of this runner version, or a step in a job not yet
-// settled, is skipped; with RetryFailed, so is a point whose latest run
-// was ok or that has none.
-func (x *SlurmExecutor) selectPoints(ctx context.Context, points []Point, version string, opts SubmitOptions) ([]Point, []Skip, error) {
+// point with an ok run of this runner version in this sweep, or a step in
+// a job of the sweep not yet settled, is skipped; with RetryFailed, so is
+// a point whose latest run was ok or that has none.
+func (x *SlurmExecutor) selectPoints(ctx context.Context, sweepName string, points []Point, version string, opts SubmitOptions) ([]Point, []Skip, error) {
 	hashes := make([]string, len(points))
 	for i, p := range points {
 		hashes[i] = p.Hash
 	}
-	hist, err := x.DB.PointHistories(ctx, version, hashes)
+	hist, err := x.DB.PointHistories(ctx, sweepName, version, hashes)
 	if err != nil {
 		return nil, nil, err
 	}

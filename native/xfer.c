@@ -117,7 +117,7 @@ static int freest(efx_ctx *c, const efx_xfer *x)
 	for (uint32_t i = 0; i < c->nrails; i++) {
 		uint32_t j = (c->rr_next + i) % c->nrails;
 		const efx_rail *r = &c->rail[j];
-		double speed = r->ns_per_byte > 0 ? r->ns_per_byte : fastest;
+		double speed = r->ns_per_byte > 0 && r->tx_inflight > 0 ? r->ns_per_byte : fastest;
 		double finish = (double)(r->tx_inflight + 1) * speed;
 		if (best < 0 || finish < soonest) {
 			best = (int)j;

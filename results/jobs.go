@@ -201,14 +201,16 @@ type PointHistory struct {
 }
 
 // PointHistories returns, for each point hash, what the store knows of
-// its Slurm runs with runnerVersion and of jobs still in flight. Points
-// the store has never seen are absent.
-func (db *DB) PointHistories(ctx context.Context, runnerVersion string, hashes []string) (map[string]PointHistory, error) {
+// its Slurm runs within sweep (by name) with runnerVersion and of the
+// sweep's jobs still in flight. Another sweep's runs of an equal point do
+// not count: the sweeps may differ in what no parameter records (a NIC
+// shaped slower, another cluster). Points never seen are absent.
+func (db *DB) PointHistories(ctx context.Context, sweep, runnerVersion string, hashes []string) (map[string]PointHistory, error) {
 	out := map[string]PointHistory{}
-	if err := db.pointRuns(ctx, runnerVersion, hashes, out); err != nil {
+	if err := db.pointRuns(ctx, sweep, runnerVersion, hashes, out); err != nil {
 		return nil, fmt.Errorf("point histories: %w", err)
 	}
-	jobs, err := db.Jobs(ctx, JobFilter{Unsettled: true})
+	jobs, err := db.Jobs(ctx, JobFilter{Sweep: sweep, Unsettled: true})
 	if err != nil {
 		return nil, err
 	}
@@ -229,13 +231,13 @@ func (db *DB) PointHistories(ctx context.Context, runnerVersion string, hashes [
 }
 
 // pointRuns fills out with the ok flag and latest status of each point's
-// Slurm runs of runnerVersion. The hashes go in batches, as SQLite bounds
-// the number of parameters of one statement.
-func (db *DB) pointRuns(ctx context.Context, runnerVersion string, hashes []string, out map[string]PointHistory) error {
+// Slurm runs in sweep of runnerVersion. The hashes go in batches, as
+// SQLite bounds the number of parameters of one statement.
+func (db *DB) pointRuns(ctx context.Context, sweep, runnerVersion string, hashes []string, out map[string]PointHistory) error {
 	const batch = 500
 	for len(hashes) > 0 {
 		n := min(batch, len(hashes))
-		args := []any{runnerVersion}
+		args := []any{runnerVersion, sweep}
 		for _, h := range hashes[:n] {
 			args = append(args, h)
 		}
@@ -243,11 +245,12 @@ func (db *DB) pointRuns(ctx context.Context, runnerVersion string, hashes []stri
 		rows, err := db.db.QueryContext(ctx, `
 			SELECT p.hash, MAX(r.status = 'ok'),
 				(SELECT r2.status FROM runs r2 JOIN points p2 ON p2.id = r2.point_id
-				 WHERE p2.hash = p.hash AND r2.executor = 'slurm' AND r2.runner_version = ?1
+				 JOIN sweeps s2 ON s2.id = p2.sweep_id
+				 WHERE p2.hash = p.hash AND s2.name = ?2 AND r2.executor = 'slurm' AND r2.runner_version = ?1
 				 ORDER BY r2.started_ns DESC, r2.id DESC LIMIT 1)
-			FROM runs r JOIN points p ON p.id = r.point_id
-			WHERE r.executor = 'slurm' AND r.runner_version = ?1
-				AND p.hash IN (`+placeholdersFrom(2, n)+`)
+			FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id
+			WHERE r.executor = 'slurm' AND r.runner_version = ?1 AND s.name = ?2
+				AND p.hash IN (`+placeholdersFrom(3, n)+`)
 			GROUP BY p.hash`, args...)
 		if err != nil {
 			return err

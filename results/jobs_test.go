@@ -130,10 +130,13 @@ func TestPointHistories(t *testing.T) {
 	other := slurmRun("s1-003", "pd", record.StatusOK)
 	other.manifest.RunnerVersion = "v0" // another runner: does not count
 	mustIngest(t, db, other.write(t, session, "003-pd"))
+	elsewhere := slurmRun("s2-000", "pe", record.StatusOK)
+	elsewhere.manifest.Sweep, elsewhere.manifest.SweepHash = "other", "otherhash" // another sweep: does not count
+	mustIngest(t, db, elsewhere.write(t, t.TempDir(), "000-pe"))
 	if err := db.AddJob(ctx, testJob("12", "pc")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.PointHistories(ctx, "v1", []string{"pa", "pb", "pc", "pd", "pe"})
+	got, err := db.PointHistories(ctx, "unit", "v1", []string{"pa", "pb", "pc", "pd", "pe"})
 	if err != nil {
 		t.Fatal(err)
 	}
