@@ -199,7 +199,9 @@ func TestParseDamaged(t *testing.T) {
 		{"osu unknown column", "osu", 2, "osu/latency.txt", replace("Latency (us)", "Latency (ms)"), "unknown column", ""},
 		{"osu validation column misses", "osu", 2, "osu/latency.txt", replace("# Size            Latency (us)", "# Size            Latency (us)          Validation"), "row of", ""},
 		{"osu validation error", "osu", 2, "osu/latency.txt",
-			func(s string) string { return s + "DATA VALIDATION ERROR: ./osu_latency exited with status 1 on message size 8.\n" },
+			func(s string) string {
+				return s + "DATA VALIDATION ERROR: ./osu_latency exited with status 1 on message size 8.\n"
+			},
 			"", "DATA VALIDATION ERROR"},
 		{"fabtests truncated", "fabtests", 2, "fabtests/rdm_pingpong.rank0.txt", cut("xfer_size: 4096", 1), "", ""},
 		{"fabtests unknown key", "fabtests", 2, "fabtests/rdm_pingpong.rank0.txt", replace("MB/sec", "MiB/sec"), "unknown key", ""},

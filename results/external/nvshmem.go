@@ -3,8 +3,8 @@ package external
 import (
 	"maps"
 	"math"
-	"slices"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
