@@ -24,10 +24,10 @@ const sampleGbpsSQL = `8.0 * (s.bytes_sent + s.bytes_recv) * s.iterations / s.el
 // roundTripSQL is true for a run whose benchmark times one round trip per
 // iteration (a ping-pong), so that its one-way latency is half.
 //
-// Of the external tools' runs, osu_latency and fabtests' ping-pongs time
-// a round trip per iteration too: their samples hold round trips, and
-// halving gives the one-way latency the tools print.
-const roundTripSQL = `(r.benchmark IN ('sendrecv', 'osu:latency') OR r.benchmark GLOB 'fabtests:*pingpong')`
+// Of the external tools' runs, fabtests' ping-pongs time a round trip per
+// iteration too: halving gives the one-way usec/xfer they print. (OSU's
+// latency samples hold one way already.)
+const roundTripSQL = `(r.benchmark = 'sendrecv' OR r.benchmark GLOB 'fabtests:*pingpong')`
 
 // sampleLatencyNsSQL is the latency of one sample in ns: the median
 // iteration time, halved for round-trip benchmarks to give the one-way

@@ -95,8 +95,13 @@ func TestParseRecorded(t *testing.T) {
 			}},
 		{"osu latency", "osu", 2, []string{"osu/latency.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
 			s := sample(t, res, 8, "")
-			if s.ElapsedNs != 3800 || s.Lat.P50 != 3800 || s.Peer != 1 || value(t, res, 8, "", "latency") != 1.9 {
-				t.Errorf("sample = %+v: want a round trip of 2 x 1.90 us", s)
+			if s.ElapsedNs != 1900 || s.Lat.P50 != 1900 || s.Peer != 1 || s.BytesSent != 8 || value(t, res, 8, "", "latency") != 1.9 {
+				t.Errorf("sample = %+v: want one trip of 8 bytes in 1.90 us", s)
+			}
+		}},
+		{"osu-style ping-pong, recorded here", "osu", 2, []string{"osu/pingpong_local.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
+			if got := value(t, res, 65536, "", "latency"); got != 25.38 {
+				t.Errorf("latency at 64 KiB = %v, want 25.38 as recorded", got)
 			}
 		}},
 		{"osu bandwidth", "osu", 2, []string{"osu/bw.txt"}, 23, 0, func(t *testing.T, res *external.Result) {

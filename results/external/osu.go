@@ -47,7 +47,7 @@ var osuColumns = []osuColumn{
 }
 
 var (
-	osuTitle    = regexp.MustCompile(`^# OSU (MPI|OpenSHMEM|UPC|UPC\+\+|NCCL)(-\S+)? (.*?) Test( v(\S+))?\s*$`)
+	osuTitle    = regexp.MustCompile(`^# OSU (MPI|OpenSHMEM|UPC|UPC\+\+|NCCL)(-\S+)? (.*?) Test( v(\S+))?( \(.*\))?\s*$`)
 	osuDatatype = regexp.MustCompile(`^# Datatype: (\S+?)\.?\s*$`)
 	osuNoise    = []*regexp.Regexp{
 		regexp.MustCompile(`^# (Send Buffer on|Rank 0 Memory on|Window creation:|Synchronization:|Set Derived DataTypes|Overall = |\[ pairs: )`),
@@ -274,10 +274,10 @@ func (p *osuParser) add(f File, n int, size uint64, vals map[string]float64) {
 func (p *osuParser) sample(size uint64, vals map[string]float64) (record.Sample, bool) {
 	s := record.Sample{Type: record.TypeSample, Size: size, Iterations: 1}
 	switch p.table.kind {
-	case "latency": // one iteration is a round trip of size bytes each way
-		rtt := 2 * vals["latency"] * 1e3
-		s.Rank, s.Peer, s.Role, s.BytesSent, s.BytesRecv = 0, 1, "initiator", size, size
-		s.ElapsedNs, s.Lat = roundNs(rtt), latOf(rtt, rtt, rtt)
+	case "latency": // OSU's latency is one way, half the mean round trip: one trip of size bytes
+		ns := vals["latency"] * 1e3
+		s.Rank, s.Peer, s.Role, s.BytesSent = 0, 1, "initiator", size
+		s.ElapsedNs, s.Lat = roundNs(ns), latOf(ns, ns, ns)
 	case "bandwidth": // the time size bytes took at the bandwidth
 		bw := vals["bandwidth"]
 		if bw <= 0 {

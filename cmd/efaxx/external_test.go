@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// osuPingPong is tools/osu-pingpong built once for the tests that run it:
+// a real MPI program that prints osu_latency's table.
+var (
+	osuOnce sync.Once
+	osuPath string
+	osuErr  error
+)
+
+// buildOSU builds tools/osu-pingpong with mpicc, next to the test runner.
+func buildOSU(t *testing.T) string {
+	t.Helper()
+	osuOnce.Do(func() {
+		osuPath = filepath.Join(filepath.Dir(runnerPath), "osu_pingpong")
+		out, err := exec.Command("mpicc", "-O2", "-Wall", "-o", osuPath, "../../tools/osu-pingpong/osu_pingpong.c").CombinedOutput()
+		if err != nil {
+			osuErr = &buildError{err, string(out)}
+		}
+	})
+	if osuErr != nil {
+		t.Fatalf("build tools/osu-pingpong: %v", osuErr)
+	}
+	return osuPath
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+// hostileLabels are values of a var that a shell would act on: each must
+// reach the program as one argument, byte for byte, and run nothing.
+func hostileLabels(canary string) []string {
+	return []string{"; rm -rf " + filepath.Dir(canary) + " ; touch " + canary, "$(touch " + canary + ")",
+		"`touch " + canary + "` 'single' \"double\"", "two\nlines; touch " + canary}
+}
+
+// externalSweep is an external sweep of the OSU-style ping-pong over 2
+// ranks, one point per label, each recording its argv in its run
+// directory; extra is appended (a [slurm] table).
+func externalSweep(name, osu string, labels []string, extra string) string {
+	var quoted []string
+	for _, l := range labels {
+		quoted = append(quoted, strconv.Quote(l)) // a Go quoted string is a TOML basic string here
+	}
+	return `name = "` + name + `"
+benchmark = "external"
+[params]
+ranks = 2
+sizes = "1..4KiB"
+timeout = "2m"
+[external]
+program = "` + osu + `"
+args = ["-m", "{min_size}:{max_size}", "-i", "50", "-x", "5", "-a", "{run_dir}/argv.bin", "{label}"]
+parser = "osu"
+[external.vars]
+label = [` + strings.Join(quoted, ", ") + `]
+` + extra
+}
+
+// checkArgv checks that the program of every run directory under root
+// was given exactly the argv its label asks for.
+func checkArgv(t *testing.T, root, osu string, labels []string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "argv.bin"))
+	if len(files) != len(labels) {
+		t.Fatalf("argv files under %s = %d, want one per label (%d)", root, len(files), len(labels))
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		want := []string{osu, "-m", "1:4096", "-i", "50", "-x", "5", "-a", f}
+		if len(argv) != len(want)+1 || !slices.Equal(argv[:len(want)], want) {
+			t.Errorf("%s: argv = %q, want %q and the label", f, argv, want)
+			continue
+		}
+		seen[argv[len(want)]] = true
+	}
+	for _, l := range labels {
+		if !seen[l] {
+			t.Errorf("no program was given %q as one argument", l)
+		}
+	}
+}
+
+// TestRunExternal runs an external sweep here with mpirun: a real MPI
+// ping-pong whose arguments hold shell syntax. Each value reaches the
+// program as one literal argument, nothing it names runs, the runs are
+// stored with the tool's numbers, and query reads them like any run.
+func TestRunExternal(t *testing.T) {
+	osu := buildOSU(t)
+	dir := t.TempDir()
+	canary := filepath.Join(dir, "keep", "CANARY")
+	if err := os.MkdirAll(filepath.Dir(canary), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	labels := hostileLabels(canary)
+	sweep := writeFile(t, filepath.Join(dir, "osu.toml"), externalSweep("osu-local", osu, labels, ""))
+	db, work := filepath.Join(dir, "efaxx.db"), filepath.Join(dir, "runs")
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", work, "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(canary)); err != nil {
+		t.Fatalf("a value ran as a command: %v", err)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("a value ran as a command: the canary file exists")
+	}
+	checkArgv(t, work, osu, labels)
+	if n := count(t, db, `SELECT COUNT(*) FROM runs WHERE benchmark = 'osu:pingpong' AND status = 'ok' AND samples = 13`); n != len(labels) {
+		t.Errorf("ok osu:pingpong runs of 13 sizes = %d, want %d\n%s", n, len(labels), stdout)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM tool_values WHERE name = 'latency' AND unit LIKE 'us%'`); n != 13*len(labels) {
+		t.Errorf("latency tool values = %d, want %d", n, 13*len(labels))
+	}
+	code, out, stderr := efaxx(t, "--db", db, "query", "--benchmark", "osu:pingpong", "--metric", "lat_us", "--by", "", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "osu:pingpong,4KiB,4,4,") {
+		t.Errorf("query = %d:\n%s%s", code, out, stderr)
+	}
+}
