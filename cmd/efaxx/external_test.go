@@ -137,3 +137,41 @@ func TestRunExternal(t *testing.T) {
 		t.Errorf("query = %d:\n%s%s", code, out, stderr)
 	}
 }
+
+// testTestbedExternal submits an external sweep to the testbed: the
+// OSU-style ping-pong between h1 and h2, started by srun --mpi=pmix
+// through efaxx-runner's external mode, one step per hostile label. The
+// runs go through submit, sync and query like the runner's own, and every
+// label reaches the program as one argument without running anything.
+func testTestbedExternal(e *clusterEnv) {
+	t := e.t
+	osu := buildOSU(t)
+	canary := filepath.Join(e.dir, "keep", "CANARY")
+	if err := os.MkdirAll(filepath.Dir(canary), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	labels := hostileLabels(canary)
+	e.workdir = filepath.Join(e.dir, "external-runs")
+	sweep := e.sweep("osu", externalSweep("testbed-osu", osu, labels, "[slurm]\nnodes = 2\ntime = \"5\"\n"))
+	session := e.submit(sweep)
+	e.watch(session, 0)
+	if n := count(t, e.db, `SELECT COUNT(*) FROM runs r JOIN jobs j ON j.id = r.job_id
+		WHERE j.session = ? AND r.benchmark = 'osu:pingpong' AND r.status = 'ok' AND r.samples = 13
+			AND r.hosts = '["h1","h2"]' AND r.node_list = 'h[1-2]'`, session); n != len(labels) {
+		out := e.must(0, "runs", "--sweep", "testbed-osu")
+		t.Fatalf("ok runs of 13 sizes on h1 and h2 = %d, want %d:\n%s", n, len(labels), out)
+	}
+	if _, err := os.Stat(canary); err == nil || !dirExists(filepath.Dir(canary)) {
+		t.Fatal("a label ran as a command")
+	}
+	checkArgv(t, e.workdir, osu, labels)
+	if out := e.must(0, "query", "--benchmark", "osu:pingpong", "--metric", "lat_us", "--by", "", "--format", "csv"); !strings.Contains(out, "osu:pingpong,4KiB,4,4,") {
+		t.Errorf("query of the synced runs:\n%s", out)
+	}
+}
+
+// dirExists reports whether dir is a directory.
+func dirExists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
