@@ -30,11 +30,12 @@ type External struct {
 }
 
 // Var is one key of [external.vars]: a name the templates use, and its
-// values, an axis of the sweep. A value is a string, or a list of strings
-// that a whole argument "{name}" expands into, one argument each.
+// values, an axis of the sweep. A value is a string, an integer (written
+// in decimal where it is used), or a list of strings that a whole
+// argument "{name}" expands into, one argument each.
 type Var struct {
 	Name   string
-	Values []any // string or []string
+	Values []any // string, int64 or []string
 }
 
 // placeholders are the built-in placeholders every external template may use besides
@@ -223,7 +224,7 @@ func readVar(raw any) ([]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i+1, err)
 		}
-		key := fmt.Sprintf("%q", v)
+		key := fmt.Sprintf("%#v", v)
 		if j, dup := seen[key]; dup {
 			return nil, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, key, j+1, i+1)
 		}
@@ -240,7 +241,7 @@ func readVarValue(raw any, inList bool) (any, error) {
 	case string:
 		return v, checkNUL(v)
 	case int64:
-		return strconv.FormatInt(v, 10), nil
+		return v, nil
 	case []any:
 		if !inList {
 			break
@@ -342,7 +343,7 @@ func (x *External) varNames() []string {
 // [external] table and one value of each var.
 type PointExternal struct {
 	spec *External
-	vars map[string]any // var name → string or []string
+	vars map[string]any // var name → string, int64 or []string
 }
 
 // values returns the placeholder values of point p, with run_dir and
@@ -350,6 +351,9 @@ type PointExternal struct {
 func (p *Point) externalValues(runDir string) map[string]any {
 	vals := map[string]any{}
 	for k, v := range p.External.vars {
+		if n, ok := v.(int64); ok {
+			v = strconv.FormatInt(n, 10)
+		}
 		vals[k] = v
 	}
 	vals["ranks"] = strconv.Itoa(p.Ranks)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,4 +175,73 @@ func testTestbedExternal(e *clusterEnv) {
 func dirExists(dir string) bool {
 	fi, err := os.Stat(dir)
 	return err == nil && fi.IsDir()
+}
+
+// writeNCCLRun writes a run directory as an external sweep of
+// alltoall_perf on 16 ranks leaves it, its rank 0 output the one recorded
+// in results/external/testdata (the study's 2-node numbers).
+func writeNCCLRun(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "p5-nccl-study", "20261122-120000-0000abcd", "000-0a201d2e358be80a")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "..", "sweep.toml"), "name = \"p5-nccl-study\"\n")
+	var sizes []string
+	for s := uint64(32 << 20); s <= 2<<30; s *= 2 {
+		sizes = append(sizes, strconv.FormatUint(s, 10))
+	}
+	writeFile(t, filepath.Join(dir, "run.json"), `{"uid": "nccl-1", "sweep": "p5-nccl-study", "sweep_file": "../sweep.toml",
+		"sweep_hash": "h", "point": "0a201d2e358be80a", "index": 0, "benchmark": "nccl:alltoall",
+		"params": {"ranks": 16, "nodes": 2, "parser": "nccl-tests", "collective": "alltoall"},
+		"sizes": [`+strings.Join(sizes, ",")+`], "ranks": 16, "executor": "slurm", "command": ["srun"],
+		"start_ns": 1800000000000000000, "end_ns": 1800000100000000000, "exit_code": 0}`)
+	writeFile(t, filepath.Join(dir, "external.json"), `{"argv": ["/opt/nccl-tests/build/alltoall_perf"], "parser": "nccl-tests"}`)
+	for r := range 16 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("rank-%05d.ndjson", r)),
+			fmt.Sprintf(`{"type":"rank","rank":%d,"world":16,"host":"p5-node-0%d","benchmark":"external"}`+"\n"+
+				`{"type":"end","rank":%d,"status":"ok","elapsed_ns":1}`+"\n", r, 1+r/8, r))
+		out := ""
+		if r == 0 {
+			b, err := os.ReadFile("../../results/external/testdata/nccl-tests/alltoall_16.rank0.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = string(b)
+		}
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("rank-%05d.stdout", r)), out)
+	}
+	return dir
+}
+
+// TestCompareStudyBaseline puts an external nccl-tests run beside the
+// study's published numbers: the run holds the study's own 2-node row,
+// so every size of the 16-GPU series compares at a ratio of 1, in both
+// algbw and busbw, and the series of other GPU counts are left out.
+func TestCompareStudyBaseline(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "efaxx.db")
+	if code, out, stderr := efaxx(t, "--db", db, "ingest", writeNCCLRun(t)); code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("ingest = %d:\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := efaxx(t, "--db", db, "import", "baseline", "aws-gpu-comm-p5"); code != 0 {
+		t.Fatalf("import baseline = %d:\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := efaxx(t, "--db", db, "compare", "--baseline", "aws-gpu-comm-p5", "--format", "csv", "1")
+	if code != 0 {
+		t.Fatalf("compare --baseline = %d:\n%s%s", code, out, stderr)
+	}
+	t.Logf("efaxx compare --baseline aws-gpu-comm-p5:\n%s", out)
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "GPUs") {
+			continue
+		}
+		rows++
+		if !strings.Contains(line, "16 GPUs") || !strings.Contains(line, ",1.000,") {
+			t.Errorf("row %q: want a 16-GPU series at a ratio of 1.000", line)
+		}
+	}
+	if rows != 4*7 { // 2 placements x algbw and busbw x 7 sizes
+		t.Errorf("compare rows = %d, want 28:\n%s", rows, out)
+	}
 }

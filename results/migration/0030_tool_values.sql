@@ -18,3 +18,10 @@ CREATE TABLE tool_values (
     unit    TEXT    NOT NULL DEFAULT '',
     PRIMARY KEY (run_id, size, rank, peer, variant, name)
 ) WITHOUT ROWID;
+
+-- A baseline series may stand for one shape and one kind of sample: the
+-- runs it is compared with have these parameter values (params, a JSON
+-- object such as {"ranks": 16}; '{}' for any run of the benchmark), and
+-- only their samples of sample_variant count ('' for every sample).
+ALTER TABLE baseline_series ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE baseline_series ADD COLUMN sample_variant TEXT NOT NULL DEFAULT '';
