@@ -50,9 +50,9 @@ type RunFilter struct {
 	// in queries and comparisons (nccl-tests' "out-of-place"); the runs
 	// are selected as without it.
 	SampleVariant *string
-	Since     time.Time     // only runs started at or after; zero for no bound
-	Until     time.Time     // only runs started before; zero for no bound
-	Limit     int           // at most this many, the newest; 0 for no limit
+	Since         time.Time // only runs started at or after; zero for no bound
+	Until         time.Time // only runs started before; zero for no bound
+	Limit         int       // at most this many, the newest; 0 for no limit
 }
 
 // TagFilter selects runs by one tag.

@@ -167,7 +167,7 @@ func TestStudyHeadlines(t *testing.T) {
 		}
 	}
 	for _, x := range []struct {
-		experiment           string
+		experiment          string
 		speedup, efficiency float64
 	}{{"NCCL", 105.9, 82.7}, {"NVSHMEM", 19.35, 15.1}, {"NVSHMEM w/ Block Comm + Overlap + Neighborhood Sync", 125.95, 98.4}} {
 		v := x.experiment + ", 128 GPUs"
