@@ -22,7 +22,7 @@ DEB_PACKAGES := gcc make git pkg-config ca-certificates \
 # Options of `make testbed-up`, e.g. TESTBED_ARGS="--hosts 4 --slow h1/nic3=250mbit".
 TESTBED_ARGS ?=
 
-.PHONY: all deps build test bench demo clean testbed-up testbed-down sqush
+.PHONY: all deps build test bench demo figures clean testbed-up testbed-down sqush
 
 all: build
 
@@ -49,16 +49,25 @@ test: build
 # bench measures efaxx-runner beside its references (memcpy, a TCP socket
 # stream, fabric ping-pong), side by side in one run, and the result
 # store (ingest beside a raw insert loop, efaxx show/runs/compare timed as
-# processes, bytes per sample row): docs/performance.md.
+# processes, bytes per sample row), and efaxx figures over a store of a
+# million synthetic samples: docs/performance.md.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 	$(GO) run ./bench -runner bin/efaxx-runner
 	$(GO) run ./cmd/efaxx-storebench -efaxx bin/efaxx
+	$(GO) run ./cmd/efaxx-figbench -efaxx bin/efaxx
 
 demo: build
 	bin/efaxx --db $(DB) run
 	bin/efaxx --db $(DB) runs --limit 8
 	bin/efaxx --db $(DB) plot --sweep demo --out $(OUT)/demo.png
+
+# figures draws every figure of plots/figures from the runs committed in
+# plots/data (stored in a temporary store): the README's docs/img/*.png,
+# and an SVG beside each. A figure whose data is not there yet is named,
+# with what it lacks, and skipped.
+figures: build
+	bin/efaxx figures --data plots/data --allow-missing
 
 # A Slurm cluster on this machine: 2 hosts (network namespaces) with 4 shaped
 # NICs each. Then: export SLURM_CONF=/tmp/efaxx-testbed/etc/slurm.conf

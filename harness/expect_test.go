@@ -120,7 +120,7 @@ func TestParseExpectErrors(t *testing.T) {
 		{"bad size", "[[expect]]\nwhere = { size = \">= 64MB\" }\nmin = 1\n",
 			`x.toml:4: expect[1].where.size: size "64MB": unit "MB" is ambiguous (1000 or 1024?): write "64MiB", or a number of bytes`, harness.ErrSize},
 		{"bad metric", "[[expect]]\nmetric = \"bw\"\nmin = 1\n",
-			`x.toml:4: expect[1].metric: metric "bw": unknown metric; known: gbps, lat_us, lat_p99_us, iter_us, libefaxx_gbps, dir_gbps, pct_link, algbw, busbw, and tool:NAME for a value a tool printed`, harness.ErrValue},
+			`x.toml:4: expect[1].metric: metric "bw": unknown metric; known: gbps, lat_us, lat_p99_us, iter_us, libefaxx_gbps, dir_gbps, dir_gbs, mops, pct_link, algbw, busbw, and tool:NAME for a value a tool printed`, harness.ErrValue},
 		{"ref without tolerance", "[[expect]]\nref = 97\n",
 			"x.toml:4: expect[1].ref: missing required key: a ref needs a tolerance, like tolerance = \"3%\"", harness.ErrMissingKey},
 		{"bad tolerance", "[[expect]]\nref = 97\ntolerance = \"3\"\n",

@@ -66,6 +66,10 @@ var metrics = []Metric{
 		Doc: "the bandwidth as Libefaxx counts it: one buffer per round trip for sendrecv (half of gbps), the buffers written per iteration for write, one peer's buffer for all2all"},
 	{Name: "dir_gbps", Unit: "Gbps", sql: directionGbpsSQL,
 		Doc: "the busier direction of a sample, in 1e9 bit/s: what one way of a full-duplex link carried"},
+	{Name: "dir_gbs", Unit: "GB/s", sql: directionGBsSQL,
+		Doc: "dir_gbps in GB/s (1e9 bytes/s), as GPU paths are quoted: the bytes one direction carried (ipc: copied; proxy and write: written)"},
+	{Name: "mops", Unit: "Mops", sql: mopsSQL,
+		Doc: "timed iterations per second in millions (queue: commands, all producers together)"},
 	{Name: "pct_link", Unit: "%", sql: percentLinkSQL,
 		Doc: "dir_gbps as a percent of the capacity of the NICs behind the sample's rails; none where that is unknown"},
 	{Name: "algbw", Unit: "GB/s", sql: algbwSQL,
@@ -138,6 +142,15 @@ func (m Metric) Better(a, b float64) bool {
 // directionGbpsSQL is the busier direction of one sample in Gbps: what one
 // way of a full-duplex link carried. Percent of link divides it by the link.
 const directionGbpsSQL = `8.0 * MAX(s.bytes_sent, s.bytes_recv) * s.iterations / s.elapsed_ns`
+
+// directionGBsSQL is directionGbpsSQL in GB/s (1e9 bytes/s), the unit of
+// GPU paths: NVLink copies, GPU-initiated writes, host memory.
+const directionGBsSQL = `1.0 * MAX(s.bytes_sent, s.bytes_recv) * s.iterations / s.elapsed_ns`
+
+// mopsSQL is the rate of timed iterations in millions per second: for the
+// queue, where an iteration is one command, commands per second over all
+// producers.
+const mopsSQL = `1e3 * s.iterations / s.elapsed_ns`
 
 // percentLinkSQL is directionGbpsSQL as a percent of the capacity of the
 // NICs behind the sample's rails (s.link_bps, each NIC counted once), or

@@ -17,28 +17,57 @@ import (
 
 func newPlotCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "plot",
-		Usage: "draw bandwidth against message size for stored runs",
-		Description: `Draws one line per run: the median bandwidth across ranks (Gbps, counting the
-bytes each rank sent and received) against message size on a log2 axis.
-Choose runs by id, or take every run of a sweep's latest session.
+		Name:      "plot",
+		Usage:     "draw one figure spec, or bandwidth against message size for stored runs",
+		ArgsUsage: "[SPEC.toml]",
+		Description: `With a figure spec (plots/figures/*.toml), draws that figure as "efaxx figures"
+does: a PNG at the spec's out path (or --out) and an SVG beside it.
+
+With --run or --sweep, draws one line per run: the median bandwidth across
+ranks (Gbps, counting the bytes each rank sent and received) against message
+size on a log2 axis. Choose runs by id, or take every run of a sweep's
+latest session.
 
 Example:
+   efaxx plot --data plots/data plots/figures/ipc.toml
    efaxx plot --run 3 --run 4 --out out/write.png
    efaxx plot --sweep demo --out out/demo.svg
 
 ` + exitCodesHelp,
-		Flags: []cli.Flag{
+		Flags: append(figureFlags(),
 			&cli.Int64SliceFlag{Name: "run", Usage: "a run id to draw (repeat for several)"},
 			&cli.StringFlag{Name: "sweep", Usage: "draw every run of this sweep's latest session"},
-			&cli.StringFlag{Name: "out", Value: "out/bandwidth.png", Usage: "output file, .png or .svg"},
+			&cli.StringFlag{Name: "out", Value: "out/bandwidth.png", Usage: "output file, .png or .svg (with a spec: .png)"},
 			&cli.StringFlag{Name: "title", Usage: "figure title (default: the sweep's name)"},
-		},
+		),
 		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return plotSpec(c)
+			}
 			return runPlot(c.Context, c.App.Writer, plotOptions{db: c.String("db"), runs: c.Int64Slice("run"),
 				sweep: c.String("sweep"), out: c.String("out"), title: c.String("title")})
 		},
 	}
+}
+
+// plotSpec draws the one figure spec that plot was given.
+func plotSpec(c *cli.Context) error {
+	if c.Args().Len() > 1 || c.IsSet("run") || c.IsSet("sweep") || c.IsSet("title") {
+		return &usageError{msg: "plot takes one figure spec, or --run/--sweep without one",
+			hint: "efaxx plot plots/figures/ipc.toml"}
+	}
+	spec, err := plots.LoadSpec(c.Args().First())
+	if err != nil {
+		return err
+	}
+	if c.IsSet("out") {
+		if filepath.Ext(c.String("out")) != ".png" {
+			return &usageError{msg: "with a figure spec, --out is a .png path (the .svg goes beside it)"}
+		}
+		spec.Out = c.String("out")
+	}
+	return runFigures(c.Context, c.App.Writer, c.App.ErrWriter, figuresOptions{db: c.String("db"),
+		data: c.String("data"), outDir: c.String("out-dir")}, []*plots.Spec{spec})
 }
 
 type plotOptions struct {

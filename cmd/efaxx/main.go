@@ -123,6 +123,7 @@ queries, compares and plots them.
 			newCheckCommand(),
 			newImportCommand(),
 			newPlotCommand(),
+			newFiguresCommand(),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return &usageError{msg: err.Error(), hint: "efaxx help"}

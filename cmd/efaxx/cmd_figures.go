@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/plots"
+	"efaxx/results"
+)
+
+func newFiguresCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "figures",
+		Usage:     "regenerate every figure of the figure specs from stored runs",
+		ArgsUsage: "[NAME...]",
+		Description: `Draws each figure spec of --specs (plots/figures/*.toml), or the ones named,
+from the store: a PNG at the spec's out path and an SVG beside it. With
+--data, the runs under that directory (plots/data: the README's) are first
+stored in a temporary store, which is drawn from instead of --db. The same
+runs give the same bytes.
+
+A figure whose data the store lacks is not drawn: the error names the spec,
+the panel and what is missing. --allow-missing reports those figures and
+exits 0 when every other figure was drawn.
+
+Example:
+   efaxx figures --data plots/data          # the README's figures (make figures)
+   efaxx --db lab.db figures ipc queue       # two figures from your own store
+
+` + exitCodesHelp,
+		Flags: append(figureFlags(),
+			&cli.StringFlag{Name: "specs", Value: plots.SpecDir, Usage: "directory of figure specs (*.toml)"},
+			&cli.BoolFlag{Name: "allow-missing", Usage: "skip figures whose data is missing, reporting them, and exit 0"},
+		),
+		Action: func(c *cli.Context) error {
+			specs, err := plots.LoadSpecs(c.String("specs"))
+			if err != nil {
+				return err
+			}
+			if specs, err = pickSpecs(specs, c.Args().Slice()); err != nil {
+				return err
+			}
+			return runFigures(c.Context, c.App.Writer, c.App.ErrWriter, figuresOptions{db: c.String("db"),
+				data: c.String("data"), outDir: c.String("out-dir"), allowMissing: c.Bool("allow-missing")}, specs)
+		},
+	}
+}
+
+// figureFlags are the flags of figures and of plot SPEC.
+func figureFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "data", Usage: "draw from the run directories under `DIR` (stored in a temporary store) instead of --db"},
+		&cli.StringFlag{Name: "out-dir", Usage: "write each figure into `DIR` under its file name instead of its spec's out path"},
+	}
+}
+
+type figuresOptions struct {
+	db, data, outDir string
+	allowMissing     bool
+}
+
+// pickSpecs returns the specs named, all of them when none is.
+func pickSpecs(specs []*plots.Spec, names []string) ([]*plots.Spec, error) {
+	if len(names) == 0 {
+		return specs, nil
+	}
+	var out []*plots.Spec
+	for _, n := range names {
+		i := slices.IndexFunc(specs, func(s *plots.Spec) bool { return s.Name == n })
+		if i < 0 {
+			return nil, &usageError{msg: fmt.Sprintf("no figure spec is named %q", n), hint: "efaxx figures (every figure)"}
+		}
+		out = append(out, specs[i])
+	}
+	return out, nil
+}
+
+// runFigures draws each spec and reports it; one figure that fails does
+// not stop the others.
+func runFigures(ctx context.Context, w, ew io.Writer, o figuresOptions, specs []*plots.Spec) error {
+	start := time.Now()
+	db, done, err := openFigureStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var missing, failed int
+	for _, s := range specs {
+		out, err := drawSpec(ctx, db, s, o.outDir)
+		switch {
+		case errors.Is(err, plots.ErrMissingData):
+			fmt.Fprintf(ew, "efaxx: not drawn: %v\n", err)
+			missing++
+		case err != nil:
+			fmt.Fprintf(ew, "efaxx: %v\n", err)
+			failed++
+		default:
+			fmt.Fprintf(w, "wrote %s and .svg\n", out)
+		}
+	}
+	fmt.Fprintf(w, "%d of %d figures drawn in %.2fs\n", len(specs)-missing-failed, len(specs), time.Since(start).Seconds())
+	if failed > 0 || missing > 0 && !o.allowMissing {
+		return errFound
+	}
+	return nil
+}
+
+// drawSpec builds and saves one figure and returns the PNG's path.
+func drawSpec(ctx context.Context, db *results.DB, s *plots.Spec, outDir string) (string, error) {
+	fig, err := plots.Build(ctx, db, s)
+	if err != nil {
+		return "", err
+	}
+	out := s.Out
+	if outDir != "" {
+		out = filepath.Join(outDir, filepath.Base(s.Out))
+	}
+	return out, fig.Save(out)
+}
+
+// openFigureStore opens --db, or with --data a temporary store of the
+// data's runs; done closes it and removes what it made.
+func openFigureStore(ctx context.Context, o figuresOptions) (*results.DB, func(), error) {
+	if o.data == "" {
+		db, err := results.Open(ctx, o.db)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}
+	tmp, err := os.MkdirTemp("", "efaxx-figures-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("figure store: %w", err)
+	}
+	db, err := plots.OpenData(ctx, o.data, filepath.Join(tmp, "figures.db"))
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); os.RemoveAll(tmp) }, nil
+}

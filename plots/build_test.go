@@ -1,0 +1,193 @@
+package plots_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"efaxx/plots"
+	"efaxx/results"
+	"efaxx/results/synth"
+)
+
+// synthStore stores synthetic runs (results/synth: a link model, not
+// measurements): sweep "a", write over shm at 4K and 1M on 8 ranks,
+// strategy single and split; sweep "b", the same points 25% slower; and
+// sweep "c", one run whose rank 3 is twice as slow. Ids: a 1-2, b 3-4, c 5.
+func synthStore(t *testing.T) *results.DB {
+	t.Helper()
+	dir := t.TempDir()
+	sizes := []uint64{4096, 1 << 20}
+	var runs []*synth.Run
+	for i, sw := range []string{"a", "b"} {
+		for j, strategy := range []string{"single", "split"} {
+			r := &synth.Run{UID: fmt.Sprintf("%s-%s", sw, strategy), Sweep: sw, Ranks: 8, Sizes: sizes, Noise: 0.01,
+				Seed: uint64(10*i + j + 1), Params: map[string]any{"provider": "shm", "strategy": strategy, "ranks": 8}}
+			if sw == "b" {
+				r.Slow = map[int]float64{0: 1.25, 1: 1.25, 2: 1.25, 3: 1.25, 4: 1.25, 5: 1.25, 6: 1.25, 7: 1.25}
+			}
+			runs = append(runs, r)
+		}
+	}
+	runs = append(runs, &synth.Run{UID: "c", Sweep: "c", Ranks: 8, PerHost: 2, Sizes: sizes, Seed: 7, Slow: map[int]float64{3: 2}})
+	for i, r := range runs {
+		if err := r.Write(filepath.Join(dir, "data", r.Sweep, "session", fmt.Sprintf("%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := plots.OpenData(t.Context(), filepath.Join(dir, "data"), filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// build parses a spec of head plus text and builds it.
+func build(t *testing.T, db *results.DB, text string) (*plots.Figure, error) {
+	t.Helper()
+	s, err := plots.ParseSpec("t.toml", []byte("name = \"t\"\ntitle = \"T\"\nout = \"t.png\"\n"+text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plots.Build(t.Context(), db, s)
+}
+
+// TestBuildMissing: a figure whose data is missing says which spec and
+// panel, and what is missing, and is not built.
+func TestBuildMissing(t *testing.T) {
+	db := synthStore(t)
+	tests := []struct {
+		name, spec, want string
+		missing          bool
+	}{
+		{"no runs match", "y = \"gbps\"\nruns.sweep = \"nope\"\n",
+			"figure t (t.toml): missing data: no stored run matches sweep nope (latest session), status ok", true},
+		{"filtered to nothing", "y = \"gbps\"\n[panel.tcp]\nruns = { sweep = \"a\", params = { provider = \"tcp\" } }\n",
+			"figure t (t.toml), panel tcp: missing data: no stored run matches sweep a (latest session), params provider=tcp, status ok", true},
+		{"a dimension no run has", "y = \"gbps\"\nruns.sweep = \"a\"\nseries = [\"cells\", \"variant\"]\n",
+			"figure t (t.toml): missing data: parameter \"cells\", which the figure draws by, is missing from runs 1-2 (sweep a, benchmark write): it needs runs whose points set cells", true},
+		{"a series without samples", "y = \"gbps\"\nruns.sweep = \"a\"\nseries = \"strategy\"\nseries_values = [\"single\", \"round-robin\"]\n",
+			"figure t (t.toml): runs 1-2 (sweep a (latest session), status ok): missing data: no samples of series \"round-robin\" (strategy); the series there are: \"single\", \"split\"", true},
+		{"a size not measured", "y = \"gbps\"\nruns.sweep = \"a\"\nsizes = \"64MiB\"\n",
+			"figure t (t.toml): missing data: runs 1-2 (sweep a (latest session), status ok) have no samples with a value of gbps at sizes 64M", true},
+		{"a metric without values", "y = \"algbw\"\nruns.sweep = \"a\"\n",
+			"figure t (t.toml): missing data: runs 1-2 (sweep a (latest session), status ok) have no samples with a value of algbw", true},
+		{"x not a number", "y = \"gbps\"\nruns.sweep = \"a\"\nx = \"provider\"\n",
+			"figure t (t.toml): x: parameter \"provider\" of run 1 is \"shm\", not a number", false},
+		{"spread of two runs", "kind = \"spread\"\ny = \"gbps\"\nruns.sweep = \"a\"\n",
+			"figure t (t.toml): a spread figure draws one run, and sweep a (latest session), status ok picks 2 (runs 1-2): narrow it", false},
+		{"compare without common groups", "kind = \"compare\"\ny = \"gbps\"\nruns.sweep = \"c\"\nreference.sweep = \"a\"\n",
+			"figure t (t.toml): missing data: runs 5 (sweep c (latest session), status ok) and the reference runs 1-2 (sweep a (latest session), status ok) have no benchmark, series and size in common (4 groups only in the reference, 2 only in the runs)", true},
+		{"compare without reference runs", "kind = \"compare\"\ny = \"gbps\"\nruns.sweep = \"b\"\nreference.sweep = \"z\"\n",
+			"figure t (t.toml): reference: missing data: no stored run matches sweep z (latest session), status ok", true},
+		{"baseline not imported", "kind = \"compare\"\ny = \"gbps\"\nruns.sweep = \"b\"\nbaseline = \"libefaxx-p5\"\n",
+			"figure t (t.toml): baseline \"libefaxx-p5\": results: baseline not imported", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fig, err := build(t, db, tt.spec)
+			if err == nil {
+				t.Fatalf("Build succeeded (%d panels), want %q", len(fig.Panels), tt.want)
+			}
+			var fe *plots.FigureError
+			if err.Error() != tt.want || errors.Is(err, plots.ErrMissingData) != tt.missing || !errors.As(err, &fe) {
+				t.Errorf("Build error =\n%v\nwant\n%s\n(missing data: %v)", err, tt.want, tt.missing)
+			}
+		})
+	}
+}
+
+func TestBuildLines(t *testing.T) {
+	db := synthStore(t)
+	fig, err := build(t, db, "y = \"gbps\"\nseries = \"strategy\"\nruns.sweep = [\"a\", \"b\"]\n"+
+		"[panel.a]\nruns.sweep = \"a\"\n[panel.b]\nruns.sweep = \"b\"\nseries_values = [\"split\", \"single\"]\nlabels.split = \"split over rails\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := fig.Panels[0], fig.Panels[1]
+	if got := labels(a.Series) + " | " + labels(b.Series); got != "single/0 split/1 | split over rails/2 single/0" {
+		t.Errorf("series = %s, want single/0 split/1 | split over rails/2 single/0 (label/style)", got)
+	}
+	// The synthetic link: 100 Gbps and 5 us per iteration; sample gbps
+	// counts the bytes sent or received once, so 1 MiB is near
+	// 8*2^20/(5000+8*2^20/100) Gbps, and sweep b runs 1.25 times slower.
+	want := 8 * float64(1<<20) / (5000 + 8*float64(1<<20)/100)
+	if y := a.Series[0].Points[1].Y; y < 0.97*want || y > 1.03*want {
+		t.Errorf("a single at 1M = %.2f Gbps, want about %.2f", y, want)
+	}
+	if r := b.Series[1].Points[1].Y / a.Series[0].Points[1].Y; r < 0.78 || r > 0.82 {
+		t.Errorf("b/a single at 1M = %.3f, want about 0.8", r)
+	}
+	if got := strings.Join(fig.Caption, "\n"); got != "Measured on host node0000, no GPU, shm: runs 1-4, 2023-11-14" {
+		t.Errorf("caption = %q", got)
+	}
+}
+
+// labels writes each series as label/style.
+func labels(series []plots.SeriesData) string {
+	var out []string
+	for _, s := range series {
+		out = append(out, fmt.Sprintf("%s/%d", s.Label, s.Style))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestBuildCompare(t *testing.T) {
+	db := synthStore(t)
+	fig, err := build(t, db, "kind = \"compare\"\ny = \"gbps\"\nseries = \"strategy\"\nruns.sweep = \"b\"\nreference.sweep = \"a\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fig.Panels[0]
+	if len(p.Series) != 2 || len(p.Rules) != 2 || p.Rules[1].Y != 0.95 {
+		t.Fatalf("panel = %+v, want 2 series and rules at 1 and 0.95", p)
+	}
+	for _, s := range p.Series {
+		for _, pt := range s.Points {
+			if pt.Y < 0.78 || pt.Y > 0.82 || pt.Lo == nil || pt.Hi == nil || *pt.Hi >= 1 || *pt.Lo > pt.Y || *pt.Hi < pt.Y {
+				t.Errorf("%s at %v: ratio %v in [%v, %v], want about 0.8 with an interval below 1", s.Key, pt.X, pt.Y, pt.Lo, pt.Hi)
+			}
+		}
+	}
+}
+
+func TestBuildCompareBaseline(t *testing.T) {
+	db := synthStore(t)
+	b := &results.Baseline{Name: "pub", Repository: "r", Text: []byte("pub"), Series: []results.BaselineSeries{{
+		Benchmark: "write", Variant: "Pub", Metric: "gbps", File: "f", Commit: "c", Denominator: "d",
+		Values: map[uint64]float64{1 << 20: 50}}}}
+	if _, err := db.ImportBaseline(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	fig, err := build(t, db, "kind = \"compare\"\ny = \"gbps\"\nruns.sweep = \"a\"\nbaseline = \"pub\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fig.Panels[0].Series
+	want := 8 * float64(1<<20) / (5000 + 8*float64(1<<20)/100) / 50
+	if len(s) != 1 || s[0].Key != "write Pub (gbps)" || len(s[0].Points) != 1 || s[0].Points[0].Y < 0.97*want || s[0].Points[0].Y > 1.03*want {
+		t.Errorf("series = %+v, want write Pub (gbps) at 1M near %.3f", s, want)
+	}
+}
+
+func TestBuildSpread(t *testing.T) {
+	db := synthStore(t)
+	fig, err := build(t, db, "kind = \"spread\"\ny = \"gbps\"\nruns.sweep = \"c\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fig.Panels[0]
+	if len(p.Boxes) != 2 || p.Boxes[0].Samples != 8 || p.Boxes[0].Min >= p.Boxes[0].P25 {
+		t.Errorf("boxes = %+v, want 2 of 8 samples with rank 3 below the rest", p.Boxes)
+	}
+	if len(p.Notes) != 2 || p.Notes[0].Text != "rank 3 (node0001)" || p.Notes[0].Y != p.Boxes[0].Min {
+		t.Errorf("notes = %+v, want rank 3 (node0001) at each size's minimum", p.Notes)
+	}
+	if !strings.HasPrefix(p.Footnote, "slowest (typical speed / median): ranks 3 (node0001) 0.5") ||
+		!strings.Contains(p.Footnote, "hosts node0001 0.") {
+		t.Errorf("footnote = %q, want rank 3 on node0001 named slowest, then its host", p.Footnote)
+	}
+}

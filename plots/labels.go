@@ -1,0 +1,41 @@
+package plots
+
+import "efaxx/results"
+
+// metricLabels are the default y-axis labels: the unit, and which bytes or
+// times are counted (docs/metrics.md defines each).
+var metricLabels = map[string]string{
+	"gbps":          "Gbps (1e9 bit/s): bytes each rank sent + received",
+	"dir_gbps":      "Gbps (1e9 bit/s): bytes one direction carried",
+	"dir_gbs":       "GB/s (1e9 B/s): bytes one direction carried",
+	"libefaxx_gbps": "Gbps (1e9 bit/s), as Libefaxx counts the bytes",
+	"pct_link":      "% of link: one direction's bytes over NIC capacity",
+	"algbw":         "algbw, GB/s (1e9 B/s): ranks x size per iteration",
+	"busbw":         "busbw, GB/s (1e9 B/s): bytes that crossed the network",
+	"lat_us":        "latency, us: median iteration (one-way for ping-pong)",
+	"lat_p99_us":    "latency, us: p99 iteration (one-way for ping-pong)",
+	"iter_us":       "us per iteration (mean; a round trip for ping-pong)",
+	"mops":          "Mops: million iterations per second",
+}
+
+// yLabel returns the panel's y-axis label.
+func (p *Panel) yLabel(m results.Metric) string {
+	if p.YLabel != "" {
+		return p.YLabel
+	}
+	if l, ok := metricLabels[m.Name]; ok {
+		return l
+	}
+	return m.Name + ", " + m.Unit
+}
+
+// xLabel returns the panel's x-axis label.
+func (p *Panel) xLabel() string {
+	switch {
+	case p.XLabel != "":
+		return p.XLabel
+	case p.X == results.XSize:
+		return "message size (bytes)"
+	}
+	return p.X
+}

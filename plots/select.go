@@ -1,0 +1,155 @@
+package plots
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"efaxx/results"
+)
+
+// Runs returns the runs s picks, by id. By default only ok runs of each
+// sweep's latest session count; a Selector that lists ids takes every
+// session.
+func (s Selector) Runs(ctx context.Context, db *results.DB) ([]results.Run, error) {
+	f := results.RunFilter{IDs: s.IDs, Status: s.Status}
+	switch f.Status {
+	case "":
+		f.Status = "ok"
+	case "any":
+		f.Status = ""
+	}
+	for _, k := range mapKeys(s.Tags) {
+		f.Tags = append(f.Tags, results.TagFilter{Key: k, Value: s.Tags[k]})
+	}
+	for _, k := range mapKeys(s.Params) {
+		f.Params = append(f.Params, results.ParamFilter{Key: k, Value: s.Params[k]})
+	}
+	sweeps := s.Sweeps
+	if len(sweeps) == 0 {
+		sweeps = []string{""}
+	}
+	var out []results.Run
+	for _, sw := range sweeps {
+		f.Sweep = sw
+		runs, err := db.Runs(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s.session(s.benchmarks(runs))...)
+	}
+	slices.SortFunc(out, func(a, b results.Run) int { return cmp.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b results.Run) bool { return a.ID == b.ID }), nil
+}
+
+// benchmarks keeps the runs of s's benchmarks.
+func (s Selector) benchmarks(runs []results.Run) []results.Run {
+	if len(s.Benchmarks) == 0 {
+		return runs
+	}
+	return slices.DeleteFunc(runs, func(r results.Run) bool { return !slices.Contains(s.Benchmarks, r.Benchmark) })
+}
+
+// session keeps the runs of the session s asks for. runs are newest
+// first, so the first run of each sweep is in its latest session.
+func (s Selector) session(runs []results.Run) []results.Run {
+	session := s.Session
+	if session == "" && len(s.IDs) == 0 {
+		session = SessionLatest
+	}
+	switch session {
+	case "", SessionAll:
+		return runs
+	case SessionLatest:
+		latest := map[string]string{} // sweep → its newest session directory
+		for _, r := range runs {
+			if _, ok := latest[r.Sweep]; !ok {
+				latest[r.Sweep] = filepath.Dir(r.Dir)
+			}
+		}
+		return slices.DeleteFunc(runs, func(r results.Run) bool { return filepath.Dir(r.Dir) != latest[r.Sweep] })
+	}
+	return slices.DeleteFunc(runs, func(r results.Run) bool { return filepath.Base(filepath.Dir(r.Dir)) != session })
+}
+
+// String describes the selection for messages: "sweep gpu-proxy (latest
+// session), benchmark proxy, params mode=nbi, status ok".
+func (s Selector) String() string {
+	var parts []string
+	if len(s.Sweeps) > 0 {
+		session := s.Session
+		if session == "" && len(s.IDs) == 0 {
+			session = SessionLatest
+		}
+		what := "sweep " + strings.Join(s.Sweeps, ", ")
+		switch session {
+		case SessionLatest, SessionAll:
+			what += " (" + session + " session)"
+		case "":
+		default:
+			what += " (session " + session + ")"
+		}
+		parts = append(parts, what)
+	}
+	if len(s.Benchmarks) > 0 {
+		parts = append(parts, "benchmark "+strings.Join(s.Benchmarks, ", "))
+	}
+	if len(s.IDs) > 0 {
+		parts = append(parts, "runs "+idRanges(s.IDs))
+	}
+	parts = append(parts, keyValues("params", s.Params)...)
+	for _, k := range mapKeys(s.Tags) {
+		parts = append(parts, fmt.Sprintf("tag %s=%s", k, s.Tags[k]))
+	}
+	status := s.Status
+	if status == "" {
+		status = "ok"
+	}
+	return strings.Join(append(parts, "status "+status), ", ")
+}
+
+// keyValues formats a parameter table as "params k=v k=v", or nothing.
+func keyValues(what string, m map[string]any) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	var kv []string
+	for _, k := range mapKeys(m) {
+		kv = append(kv, k+"="+results.ParamText(m[k]))
+	}
+	return []string{what + " " + strings.Join(kv, " ")}
+}
+
+// idRanges writes ids as "1-4,7": sorted, runs of consecutive ids joined.
+func idRanges(ids []int64) string {
+	ids = slices.Clone(ids)
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids = slices.Compact(ids)
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(ids[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// runIDs returns the ids of runs.
+func runIDs(runs []results.Run) []int64 {
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids
+}
