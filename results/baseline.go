@@ -322,3 +322,20 @@ func decodeSeriesParams(text string, s *BaselineSeries) error {
 	}
 	return nil
 }
+
+// Baseline returns the imported baseline called name with every series,
+// or an error wrapping ErrBaselineNotFound.
+func (db *DB) Baseline(ctx context.Context, name string) (*Baseline, error) {
+	b := &Baseline{Name: name}
+	err := db.db.QueryRowContext(ctx, `SELECT repository, transcribed FROM baselines WHERE name = ?`, name).
+		Scan(&b.Repository, &b.Transcribed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("baseline %q: %w", name, ErrBaselineNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("baseline %q: %w", name, err)
+	}
+	if b.Description, b.Series, err = db.baselineSeries(ctx, name); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
