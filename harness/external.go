@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -482,3 +483,20 @@ func (d *decoder) externalDefaults(s *Sweep) {
 		}
 	}
 }
+
+// toolBenchmark is the form of an external program's benchmark, as runs
+// are stored under it: a parser's prefix, ':', the program.
+var toolBenchmark = regexp.MustCompile(`^(nccl|nvshmem|osu|fabtests|jacobi):[A-Za-z0-9_.+-]+$`)
+
+// whereBenchmark reads the benchmark of an [[expect]] where: one of
+// efaxx-runner's, or an external program's as its runs are stored
+// ("nccl:alltoall").
+var whereBenchmark = &param{name: "benchmark", read: readString(func(s string) error {
+	if toolBenchmark.MatchString(s) {
+		return nil
+	}
+	if err := oneOf("benchmark", runnerBenchmarks...)(s); err != nil {
+		return mark(ErrValue, "%w, or an external program's, as nccl:alltoall", err)
+	}
+	return nil
+})}

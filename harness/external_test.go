@@ -152,3 +152,20 @@ func TestExternalSweepErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExpectToolBenchmark: an [[expect]] of an external sweep names the
+// tool's benchmark, as its runs are stored.
+func TestExpectToolBenchmark(t *testing.T) {
+	text := ncclSweep + "[[expect]]\nwhere = { benchmark = \"nccl:alltoall\", size = \">= 1GiB\" }\nmetric = \"busbw\"\nmin = 40\n"
+	s, err := harness.Parse("nccl.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Expects[0].Where; !w.Matches("nccl:alltoall", nil, 2<<30) || w.Matches("nccl:all_gather", nil, 2<<30) {
+		t.Errorf("where %+v does not select nccl:alltoall alone", w)
+	}
+	bad := strings.Replace(text, "nccl:alltoall", "ncl:alltoall", 1)
+	if _, err := harness.Parse("nccl.toml", []byte(bad)); err == nil || !strings.Contains(err.Error(), `unknown benchmark "ncl:alltoall"`) {
+		t.Errorf("where benchmark ncl:alltoall: %v", err)
+	}
+}
