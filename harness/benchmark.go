@@ -86,6 +86,10 @@ func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {
 }
 
 func (d *decoder) checkQueue(s *Sweep) {
+	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.valuesOf("cells"), any("host")) {
+		d.failParam(paramNamed("cells"), mark(ErrValue,
+			"cells \"host\" with benchmark proxy: its producer is the GPU; use pinned, managed or device"))
+	}
 	if !slices.Contains(s.Benchmarks, "queue") {
 		return
 	}

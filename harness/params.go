@@ -67,7 +67,7 @@ var params = []*param{
 	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull")), only: []string{"ipc"},
 		flag: "--direction", field: bind(func(p *Point) *string { return &p.Direction })},
 	{name: "cells", def: "pinned", read: readString(oneOf("cells", "pinned", "managed", "device", "host")),
-		only: []string{"queue"}, flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
+		only: []string{"queue", "proxy"}, flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
 	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")), only: []string{"queue", "proxy"},
 		flag: "--mode", field: bind(func(p *Point) *string { return &p.Mode })},
 	{name: "producer", def: "gpu", read: readString(oneOf("producer", "gpu", "cpu")), only: []string{"queue"},

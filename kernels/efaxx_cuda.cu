@@ -522,7 +522,8 @@ extern "C" int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *s, uint64_
 #define PROXY_CAPACITY 64
 
 struct proxy_state {
-	uint8_t *cells;     /* pinned */
+	int kind;           /* EFX_CELLS_* of the cells */
+	uint8_t *cells;     /* pinned or managed */
 	uint64_t *ctl;      /* pinned: tail, completed */
 	uint64_t *head;     /* device */
 	efx_ring dev;       /* the GPU's view */
@@ -541,7 +542,10 @@ static void free_proxy(efx_cuda *c)
 	proxy_state *p = c->proxy;
 	if (!p)
 		return;
-	cudaFreeHost(p->cells);
+	if (p->kind == EFX_CELLS_MANAGED)
+		cudaFree(p->cells);
+	else
+		cudaFreeHost(p->cells);
 	cudaFreeHost(p->ctl);
 	cudaFree(p->head);
 	cudaFree(p->off);
@@ -561,13 +565,37 @@ extern "C" int efx_cuda_host_register(efx_cuda *c, void *ptr, uint64_t len, char
 	return 0;
 }
 
-extern "C" int efx_cuda_proxy_ring(efx_cuda *c, efx_ring *host, char *err)
+/* proxy_cells gives the ring cells of the kind asked, reallocating when the kind changes. */
+static int proxy_cells(proxy_state *p, int kind, uint64_t bytes, char *err)
+{
+	if (p->cells && p->kind == kind)
+		return 0;
+	if (p->cells && p->kind == EFX_CELLS_MANAGED)
+		cudaFree(p->cells);
+	else if (p->cells)
+		cudaFreeHost(p->cells);
+	p->cells = NULL;
+	switch (kind) {
+	case EFX_CELLS_PINNED:
+		CU(cudaHostAlloc(&p->cells, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+		break;
+	case EFX_CELLS_MANAGED:
+		CU(cudaMallocManaged(&p->cells, bytes));
+		break;
+	default:
+		snprintf(err, EFX_CUDA_ERRLEN, "proxy: ring cells in device memory need GDRCopy, and /dev/gdrdrv is absent");
+		return -1;
+	}
+	p->kind = kind;
+	return 0;
+}
+
+extern "C" int efx_cuda_proxy_ring(efx_cuda *c, int cells, efx_ring *host, char *err)
 {
 	const uint64_t stride = 16; /* 8-byte header, 8-byte command: the iteration */
 	if (!c->proxy) {
 		proxy_state *p = (proxy_state *)calloc(1, sizeof *p);
 		c->proxy = p;
-		CU(cudaHostAlloc(&p->cells, PROXY_CAPACITY * stride, cudaHostAllocMapped | cudaHostAllocPortable));
 		CU(cudaHostAlloc(&p->ctl, 256, cudaHostAllocMapped | cudaHostAllocPortable));
 		CU(cudaMalloc(&p->head, sizeof *p->head));
 		CU(cudaMalloc(&p->fail, sizeof *p->fail));
@@ -577,13 +605,16 @@ extern "C" int efx_cuda_proxy_ring(efx_cuda *c, efx_ring *host, char *err)
 			return -1;
 	}
 	proxy_state *p = c->proxy;
+	if (proxy_cells(p, cells, PROXY_CAPACITY * stride, err))
+		return -1;
 	memset(p->cells, 0, PROXY_CAPACITY * stride);
 	memset(p->ctl, 0, 256);
 	CU(cudaMemset(p->head, 0, sizeof *p->head));
 	*host = efx_ring{p->cells, PROXY_CAPACITY, stride, 8, NULL, p->ctl, p->ctl + 16};
 	p->dev = *host;
 	p->dev.head = p->head;
-	CU(cudaHostGetDevicePointer((void **)&p->dev.cells, p->cells, 0));
+	if (cells == EFX_CELLS_PINNED)
+		CU(cudaHostGetDevicePointer((void **)&p->dev.cells, p->cells, 0));
 	CU(cudaHostGetDevicePointer((void **)&p->dev.tail, p->ctl, 0));
 	p->dev.completed = p->dev.tail + 16;
 	return 0;

@@ -106,8 +106,9 @@ typedef struct efx_cuda_proxy_spec {
 
 /* Register host memory so GPU kernels can write it. */
 int efx_cuda_host_register(efx_cuda *c, void *ptr, uint64_t len, char *err);
-/* Make (once) and empty the proxy's command ring; host gets the CPU's view. */
-int efx_cuda_proxy_ring(efx_cuda *c, efx_ring *host, char *err);
+/* Make the proxy's command ring, its cells where cells says
+ * (EFX_CELLS_PINNED or EFX_CELLS_MANAGED), empty; host gets the CPU's view. */
+int efx_cuda_proxy_ring(efx_cuda *c, int cells, efx_ring *host, char *err);
 /* Start the kernel of spec; it runs while the caller serves the ring. */
 int efx_cuda_proxy_launch(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *err);
 /* Wait for it; lat gets spec->n per-iteration times in ns: the whole

@@ -89,7 +89,7 @@ typedef struct efx_cuda_api {
 	int (*ipc_check)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
 	int (*queue)(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
 	int (*host_register)(efx_cuda *c, void *ptr, uint64_t len, char *err);
-	int (*proxy_ring)(efx_cuda *c, efx_ring *host, char *err);
+	int (*proxy_ring)(efx_cuda *c, int cells, efx_ring *host, char *err);
 	int (*proxy_launch)(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *err);
 	int (*proxy_wait)(efx_cuda *c, uint64_t *lat, efx_cuda_timing *t, char *err);
 } efx_cuda_api;
@@ -209,6 +209,15 @@ static inline int64_t efx_now(void)
 
 /* efx_stride is the distance between write slots: a size rounded up to a cache line. */
 static inline uint64_t efx_stride(uint64_t size) { return (size + 63) & ~(uint64_t)63; }
+
+/* efx_src_slot is the source buffer of iteration it: one slot of max_size
+ * bytes in turn, when a benchmark has several (the proxy's GPU fills one
+ * while another is written), else the one buffer. */
+static inline uint8_t *efx_src_slot(const efx_ctx *c, uint64_t it)
+{
+	uint32_t n = c->src_slots ? c->src_slots : 1;
+	return c->buf[BUF_SRC].ptr + (it % n) * efx_stride(c->cfg.max_size);
+}
 
 /* efx_region is where sender's writes land in receiver's dst: one region per other rank. */
 static inline uint32_t efx_region(int sender, int receiver) { return (uint32_t)(sender < receiver ? sender : sender - 1); }

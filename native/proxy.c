@@ -8,10 +8,13 @@
  * and posts the iteration's writes from that slot, exactly as the write
  * benchmark would, and marks the command done once the writes complete
  * locally, which the GPU can see. Blocking: the GPU waits for each
- * command; NBI: only for a slot to come free, and once at the end.
+ * command; NBI: only for a slot to come free, and once at the end. The
+ * ring's cells live where the point's cells says: pinned host memory or
+ * managed memory (Libefaxx's queue types).
  *
- * The same run first measures the CPU writing the same bytes (the write
- * benchmark's initiator), the baseline; the peer's side is the write
+ * The same run first measures the CPU writing the same bytes from the same
+ * rotating slots (the write benchmark's initiator), the baseline; the
+ * peer's side is the write
  * benchmark's target for both, so every iteration is checked there.
  * Samples: variant "cpu" and "gpu", on both ends.
  */
@@ -60,7 +63,6 @@ static int open_proxy(efx_ctx *c)
 	return efx_cuda_attach(c) || c->cuda.host_register(c->gpu, c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, c->err);
 }
 
-static uint8_t *slot(efx_ctx *c, uint64_t it) { return c->buf[BUF_SRC].ptr + (it % PROXY_SLOTS) * efx_stride(c->cfg.max_size); }
 
 /* pop waits for the next command the GPU pushed and returns its iteration;
  * the fabric is progressed meanwhile, so the targets' acks keep coming. */
@@ -87,11 +89,11 @@ static int serve(efx_ctx *c, const efx_plan *pl, efx_stream *s, uint64_t n, uint
 			return -1;
 		bool hook = size == c->cfg.corrupt_size && it == total - 1;
 		if (hook)
-			efx_corrupt(slot(c, it), size);
-		if (efx_write_iteration(c, pl, s, 1, it, size, slot(c, it)))
+			efx_corrupt(efx_src_slot(c, it), size);
+		if (efx_write_iteration(c, pl, s, 1, it, size, efx_src_slot(c, it)))
 			return -1;
 		if (hook)
-			efx_corrupt(slot(c, it), size);
+			efx_corrupt(efx_src_slot(c, it), size);
 		efx_ring_release(&p->ring, p->pos);
 	}
 	return 0;
@@ -128,7 +130,7 @@ static int gpu(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 		.blocking = c->cfg.blocking, .timeout_ns = c->cfg.timeout_ns,
 	};
 	efx_cuda_timing t = {0};
-	if (c->cuda.proxy_ring(c->gpu, &p->ring, c->err) || efx_pair_sync(c, peer) ||
+	if (c->cuda.proxy_ring(c->gpu, c->cfg.cells, &p->ring, c->err) || efx_pair_sync(c, peer) ||
 	    phase(c, &spec, &pl, s, w + n, size, &t) || efx_write_slots(c, s, 1, w) || efx_pair_sync(c, peer))
 		return -1;
 	efx_reset_counts(c);
@@ -141,7 +143,7 @@ static int gpu(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 	efx_rail_bytes(c, out);
 	efx_summarize(out, c->lat, n);
 	for (uint64_t i = 0; i < PROXY_SLOTS; i++)
-		efx_unstamp(slot(c, i), &pl, 0);
+		efx_unstamp(efx_src_slot(c, i), &pl, 0);
 	return efx_write_slots(c, s, 1, w + n);
 }
 

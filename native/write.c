@@ -71,24 +71,26 @@ int efx_write_initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, e
 		}
 		if (efx_write_slots(c, s, ns, it >= c->nslots ? it - c->nslots + 1 : 0))
 			return -1;
-		efx_stamp(c->buf[BUF_SRC].ptr, &p, efx_seed(size, 0, it), 0);
+		uint8_t *src = efx_src_slot(c, it);
+		efx_stamp(src, &p, efx_seed(size, 0, it), 0);
 		bool hook = size == c->cfg.corrupt_size && it == total - 1;
 		if (hook)
-			efx_corrupt(c->buf[BUF_SRC].ptr, size);
+			efx_corrupt(src, size);
 		int64_t t0 = efx_now();
-		if (efx_write_iteration(c, &p, s, ns, it, size, c->buf[BUF_SRC].ptr))
+		if (efx_write_iteration(c, &p, s, ns, it, size, src))
 			return -1;
 		end = efx_now();
 		if (it >= w)
 			c->lat[it - w] = end - t0;
 		if (hook)
-			efx_corrupt(c->buf[BUF_SRC].ptr, size);
+			efx_corrupt(src, size);
 	}
 	out->elapsed_ns = end - start;
 	out->bytes_sent = size * ns;
 	efx_rail_bytes(c, out);
 	efx_summarize(out, c->lat, c->cfg.iterations);
-	efx_unstamp(c->buf[BUF_SRC].ptr, &p, 0);
+	for (uint64_t i = 0; i < (c->src_slots ? c->src_slots : 1); i++)
+		efx_unstamp(efx_src_slot(c, i), &p, 0);
 	return efx_write_slots(c, s, ns, total);
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,74 +146,6 @@ func firstDiff(got, want []byte) string {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
-}
-
-// TestProxyQueueOnceDataExists: proxy_queue, whose data the committed
-// runs lack, is drawn as soon as proxy runs set cells. The runs here are
-// the committed gpu-proxy runs copied twice with cells = pinned and
-// managed written into their manifests: relabelled, not measured.
-func TestProxyQueueOnceDataExists(t *testing.T) {
-	src, err := filepath.Glob(filepath.Join("data", "h200x2", "gpu-proxy", "*", "0*"))
-	if err != nil || len(src) != 4 {
-		t.Fatalf("gpu-proxy runs: %v %v", src, err)
-	}
-	data := filepath.Join(t.TempDir(), "data")
-	for _, cells := range []string{"pinned", "managed"} {
-		for _, run := range src {
-			relabel(t, run, filepath.Join(data, "session", cells+"-"+filepath.Base(run)), cells)
-		}
-	}
-	db, err := plots.OpenData(t.Context(), data, filepath.Join(t.TempDir(), "f.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	spec, err := plots.LoadSpec(filepath.Join("figures", "proxy_queue.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fig, err := plots.Build(t.Context(), db, spec)
-	if err != nil {
-		t.Fatalf("Build(proxy_queue) with cells = %v", err)
-	}
-	for _, p := range fig.Panels {
-		if len(p.Series) != 2 || p.Series[0].Label != "pinned host cells" || len(p.Series[1].Points) != 7 {
-			t.Errorf("panel %q: series %+v, want pinned and managed at 7 sizes", p.Title, p.Series)
-		}
-	}
-}
-
-// relabel copies run directory src to dst with cells set in its manifest,
-// and a uid and point of its own.
-func relabel(t *testing.T, src, dst, cells string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(src, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if filepath.Base(f) == "run.json" {
-			var m map[string]any
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatal(err)
-			}
-			m["params"].(map[string]any)["cells"] = cells
-			m["uid"], m["point"] = fmt.Sprint(m["uid"], "-", cells), fmt.Sprint(m["point"], "-", cells)
-			if b, err = json.Marshal(m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // TestPublishedNeedsBaseline: a published figure on a store without its

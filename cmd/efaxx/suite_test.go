@@ -33,9 +33,6 @@ pinning    = "none"
 
 // TestRunSuiteVerifies is the acceptance matrix: 56 launches, every one ok.
 func TestRunSuiteVerifies(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches 56 real MPI jobs")
-	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "test.db")
 	sweeps := map[string]string{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"efaxx/results/record"
+	"efaxx/slurm/slurmtest"
 )
 
 // The testbed tests measure the published multi-rail shapes for real: 4
@@ -27,21 +28,10 @@ const (
 // testbed brings up the cluster for the test and takes it down after.
 func testbed(t *testing.T) (env []string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the testbed makes network namespaces: run as root (CI does)")
-	}
-	script, _ := filepath.Abs("../../slurm/testbed/testbed")
-	dir := filepath.Join(t.TempDir(), "testbed")
-	up := exec.Command(script, "up", "--dir", dir, "--hosts", "4", "--rails", "4", "--rate", "1gbit")
-	if out, err := up.CombinedOutput(); err != nil {
-		t.Fatalf("testbed up: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command(script, "down", "--dir", dir).CombinedOutput(); err != nil {
-			t.Errorf("testbed down: %v\n%s", err, out)
-		}
-	})
-	return append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "etc", "slurm.conf"),
+	// slurmtest holds a lock across test binaries: another testbed on this
+	// machine is waited for, never collided with.
+	c := slurmtest.Start(t, slurmtest.Options{Hosts: 4, Rate: "1gbit"})
+	return append(os.Environ(), "SLURM_CONF="+c.Conf,
 		"OMPI_MCA_btl_tcp_if_include=10.78.0.0/24", "OMPI_MCA_oob_tcp_if_include=10.78.0.0/24")
 }
 
@@ -141,9 +131,6 @@ func fmtList(v []uint64) string {
 
 // TestTestbedRails asserts the published shapes on 4 shaped rails.
 func TestTestbedRails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("brings up a 4-host Slurm testbed")
-	}
 	env := testbed(t)
 
 	single := srunWrite(t, env, 2, "single")[0]
