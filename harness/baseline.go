@@ -13,9 +13,10 @@ import (
 // and series are required.
 var baselineKeys = []string{"name", "repository", "description", "transcribed", "series"}
 
-// seriesKeys are the keys of a [[series]] table; all but setup and note
-// are required.
-var seriesKeys = []string{"benchmark", "variant", "metric", "file", "commit", "denominator", "values", "setup", "note"}
+// seriesKeys are the keys of a [[series]] table; all but setup, note,
+// params and sample_variant are required.
+var seriesKeys = []string{"benchmark", "variant", "metric", "file", "commit", "denominator", "values", "setup", "note",
+	"params", "sample_variant"}
 
 // ParseBaseline parses a baseline file (results/baselines/*.toml): a name,
 // where the numbers come from, and [[series]] tables of a value per size.
@@ -94,7 +95,8 @@ func (d *decoder) decodeSeries(e entry) []results.BaselineSeries {
 func (d *decoder) decodeOneSeries(i int, t []entry) results.BaselineSeries {
 	var s results.BaselineSeries
 	strs := map[string]*string{"benchmark": &s.Benchmark, "variant": &s.Variant, "metric": &s.Metric, "file": &s.File,
-		"commit": &s.Commit, "denominator": &s.Denominator, "setup": &s.Setup, "note": &s.Note}
+		"commit": &s.Commit, "denominator": &s.Denominator, "setup": &s.Setup, "note": &s.Note,
+		"sample_variant": &s.SampleVariant}
 	seen := map[string]bool{}
 	at := fmt.Sprintf("series[%d]", i+1)
 	for _, c := range t {
@@ -104,6 +106,8 @@ func (d *decoder) decodeOneSeries(i int, t []entry) results.BaselineSeries {
 			d.seriesFail(i, c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), seriesKeys)))
 		case c.name() == "values":
 			s.Values = d.decodeValues(i, c)
+		case c.name() == "params":
+			s.Params = d.decodeSeriesParams(i, c)
 		default:
 			v, ok := c.value.(string)
 			switch {
@@ -157,4 +161,35 @@ func (d *decoder) decodeValues(i int, c entry) map[uint64]float64 {
 		d.seriesFail(i, c, fmt.Errorf("%w: a series needs at least one value", ErrEmptyList))
 	}
 	return values
+}
+
+// decodeSeriesParams reads a series' params table: the parameter values
+// of the runs it is compared with, each a string, an integer, a number,
+// a boolean or a list of strings, as runs store them.
+func (d *decoder) decodeSeriesParams(i int, c entry) map[string]any {
+	if _, ok := c.value.(map[string]any); !ok {
+		d.seriesFail(i, c, typeError(`table of parameter = value, like { ranks = 16 }`, c.value))
+		return nil
+	}
+	out := map[string]any{}
+	for _, k := range d.doc.children(c) {
+		switch v := k.value.(type) {
+		case string, int64, float64, bool:
+			out[k.name()] = v
+		case []any:
+			list := make([]string, len(v))
+			for j, x := range v {
+				s, ok := x.(string)
+				if !ok {
+					d.seriesFail(i, k, fmt.Errorf("item %d: %w", j+1, typeError("string", x)))
+					return nil
+				}
+				list[j] = s
+			}
+			out[k.name()] = list
+		default:
+			d.seriesFail(i, k, typeError("string, number, boolean or list of strings", k.value))
+		}
+	}
+	return out
 }

@@ -18,7 +18,12 @@ var benchmarks = []string{
 	"proxy",    // GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own (the CUDA plugin)
 	"ipc",      // GPU to GPU in a node through CUDA IPC (the CUDA plugin)
 	"queue",    // GPU (or CPU) producers to a CPU consumer through a command ring
+	"external", // a program of the sweep's [external] table (nccl-tests, NVSHMEM perftests, OSU, ...)
 }
+
+// runnerBenchmarks are the benchmarks efaxx-runner measures itself: every one but
+// external.
+var runnerBenchmarks = slices.Clone(benchmarks[:len(benchmarks)-1])
 
 // rankRange is how many ranks each benchmark runs on.
 var rankRange = map[string][2]int{
@@ -28,6 +33,7 @@ var rankRange = map[string][2]int{
 	"proxy":    {2, 65536},
 	"ipc":      {2, 64}, // one rank per GPU of one node
 	"queue":    {1, 1},
+	"external": {1, 65536},
 }
 
 var launchForm = regexp.MustCompile(`^([1-9][0-9]{0,6})x([1-9][0-9]{0,3})$`)

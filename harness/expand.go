@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,6 +38,10 @@ type Point struct {
 	Producers  int           // queue: threads pushing commands
 	Hash       string        // content hash of the resolved point: see Points
 
+	// External is the program of an external point and its vars' values;
+	// nil for efaxx-runner's own benchmarks.
+	External *PointExternal
+
 	// varying names the params that take several values in the sweep, in
 	// table order; Label shows them. Nil for a point made by hand.
 	varying []string
@@ -45,7 +51,7 @@ type Point struct {
 // more than MaxPoints.
 func (s *Sweep) count() int {
 	n := 1
-	for _, vals := range s.values {
+	for _, vals := range s.dims() {
 		n *= len(vals)
 		if n > MaxPoints {
 			return MaxPoints + 1
@@ -54,12 +60,26 @@ func (s *Sweep) count() int {
 	return n
 }
 
+// dims returns the values of every axis, outermost first: the params of
+// axes(), then the vars of an external sweep.
+func (s *Sweep) dims() [][]any {
+	if s.External == nil {
+		return s.values
+	}
+	dims := append([][]any(nil), s.values...)
+	for _, v := range s.External.Vars {
+		dims = append(dims, v.Values)
+	}
+	return dims
+}
+
 // Points expands the sweep into its points: the cartesian product of the
 // benchmarks and of every param given as a list. The benchmark is the
 // outermost loop, then the params in this order: provider, ranks, nodes
 // (of [slurm]), iterations, warmup, timeout, chunk, window, rails,
-// strategy, nics, pinning, memory, link_gbps; the last varies fastest.
-// Sizes are never an axis: each point carries all of them.
+// strategy, nics, pinning, memory, link_gbps, then an external sweep's
+// vars in file order; the last varies fastest. Sizes are never an axis:
+// each point carries all of them.
 //
 // Point.Hash is the first 16 hex digits of the SHA-256 of the point's
 // canonical JSON, {"benchmark":…,"params":…,"sizes":[…]} with params as
@@ -67,17 +87,25 @@ func (s *Sweep) count() int {
 // not on how the file spelled them.
 func (s *Sweep) Points() []Point {
 	all := axes()
+	dims := s.dims()
 	varying := s.varying()
 	points := make([]Point, s.count())
 	for i := range points {
 		p := Point{Index: i, varying: varying}
+		if s.External != nil {
+			p.External = &PointExternal{spec: s.External, vars: map[string]any{}}
+		}
 		// i is a number whose digits, in the mixed radix of the axes'
 		// lengths, pick one value of each axis; the last digit is the lowest.
 		rest := i
-		for a := len(all) - 1; a >= 0; a-- {
-			vals := s.values[a]
-			all[a].field.set(&p, vals[rest%len(vals)])
-			rest /= len(vals)
+		for a := len(dims) - 1; a >= 0; a-- {
+			v := dims[a][rest%len(dims[a])]
+			if a < len(all) {
+				all[a].field.set(&p, v)
+			} else {
+				p.External.vars[s.External.Vars[a-len(all)].Name] = v
+			}
+			rest /= len(dims[a])
 		}
 		if s.ranksPerNode > 0 {
 			p.Ranks = p.Nodes * s.ranksPerNode
@@ -97,6 +125,13 @@ func (s *Sweep) varying() []string {
 			names = append(names, p.name)
 		}
 	}
+	if s.External != nil {
+		for _, v := range s.External.Vars {
+			if len(v.Values) > 1 {
+				names = append(names, v.Name)
+			}
+		}
+	}
 	return names
 }
 
@@ -110,29 +145,51 @@ func (p Point) Params() map[string]any {
 			m[q.name] = jsonOf(q.field.get(&p))
 		}
 	}
+	if p.External != nil {
+		p.External.addParams(m)
+	}
 	return m
 }
 
-// Label returns a short name for p within its sweep: the benchmark, then
-// name=value for each param that varies in the sweep, as in
-// "write provider=shm".
+// Label returns a short name for p within its sweep: the benchmark (an
+// external program's, as "nccl:alltoall"), then name=value for each param
+// or var that varies in the sweep, as in "write provider=shm".
 func (p Point) Label() string {
 	var b strings.Builder
-	b.WriteString(p.Benchmark)
+	b.WriteString(p.Tool())
 	for _, name := range p.varying {
 		for _, q := range params {
 			if q.name == name && q.appliesTo(p.Benchmark) {
 				b.WriteString(" " + name + "=" + labelOf(q.field.get(&p)))
 			}
 		}
+		if p.External != nil {
+			if v, ok := p.External.vars[name]; ok {
+				b.WriteString(" " + name + "=" + labelOf(v))
+			}
+		}
 	}
 	return b.String()
 }
 
-// labelOf writes a value for a label: strings bare, the rest as textOf.
+// plainLabel is the form of a string a label shows bare.
+var plainLabel = regexp.MustCompile(`^[A-Za-z0-9._:/+@%=,*\[\]-]+$`)
+
+// labelOf writes a value for a label: plain strings bare, other strings
+// quoted (a label goes on a line of a job script), the rest as textOf.
 func labelOf(v any) string {
-	if s, ok := v.(string); ok {
-		return s
+	switch v := v.(type) {
+	case string:
+		if plainLabel.MatchString(v) {
+			return v
+		}
+		return strconv.Quote(v)
+	case []string:
+		words := make([]string, len(v))
+		for i, w := range v {
+			words[i] = labelOf(w)
+		}
+		return "[" + strings.Join(words, " ") + "]"
 	}
 	return textOf(v)
 }
@@ -146,7 +203,13 @@ func labelOf(v any) string {
 //
 // Ranks and nodes are not among them: the launcher (mpirun -np, srun -n
 // -N) sets them.
+//
+// An external point's runner runs its program: its arguments are
+// "external", and the program is in the run directory's external.json.
 func (p Point) RunnerArgs() []string {
+	if p.External != nil {
+		return []string{"external"}
+	}
 	var args []string
 	for _, q := range axes() {
 		if q.flag != "" && q.appliesTo(p.Benchmark) {

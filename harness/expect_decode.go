@@ -196,7 +196,7 @@ func (d *decoder) decodeWhere(i int, c entry, w *Where) {
 	for _, k := range d.doc.children(c) {
 		switch name := k.name(); {
 		case name == "benchmark":
-			d.whereValues(i, k, benchmarkParam, func(vals []any) {
+			d.whereValues(i, k, whereBenchmark, func(vals []any) {
 				for _, v := range vals {
 					w.Benchmarks = append(w.Benchmarks, v.(string))
 				}

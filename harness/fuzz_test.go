@@ -74,10 +74,18 @@ func checkErrors(t *testing.T, err error) {
 	}
 }
 
-// checkPoint checks what a runner relies on in a point.
+// checkPoint checks what a runner relies on in a point; an external
+// point, what efaxx-runner's external mode relies on.
 func checkPoint(t *testing.T, i int, p harness.Point) {
-	if p.Index != i || len(p.Sizes) == 0 || len(p.Hash) != 16 || p.Label() == "" {
+	if p.Index != i || len(p.Hash) != 16 || p.Label() == "" || (len(p.Sizes) == 0 && p.External == nil) {
 		t.Fatalf("malformed point %d: %+v", i, p)
+	}
+	if p.External != nil {
+		spec, err := p.ExternalSpec("/run")
+		if err != nil || len(spec.Argv) == 0 || spec.Argv[0] == "" || spec.Parser == "" {
+			t.Fatalf("point %d: ExternalSpec = %+v, %v", i, spec, err)
+		}
+		return
 	}
 	if args := p.RunnerArgs(); len(args)%2 != 0 || args[0] != "--benchmark" || args[1] != p.Benchmark {
 		t.Fatalf("point %d: RunnerArgs() = %q", i, args)

@@ -88,6 +88,9 @@ func (l *Local) runPoint(ctx context.Context, db *results.DB, ss *Session, p Poi
 	if err := WriteManifest(dir, m); err != nil {
 		return LocalRun{}, err
 	}
+	if err := WriteExternal(dir, p); err != nil {
+		return LocalRun{}, err
+	}
 	l.launch(ctx, dir, p, m)
 	m.EndNs = l.now().UnixNano()
 	if err := WriteManifest(dir, m); err != nil {
@@ -159,7 +162,7 @@ func (l *Local) watch(dir string, p Point, cmd *exec.Cmd) func() bool {
 			case <-tick.C:
 			}
 			started, sizes := progress(dir, p.Ranks)
-			if sizes != shown && started == p.Ranks {
+			if sizes != shown && started == p.Ranks && p.External == nil {
 				l.printf("  %s: %d/%d sizes\n", p.Label(), sizes, len(p.Sizes))
 				shown = sizes
 			}
@@ -187,7 +190,7 @@ func (l *Local) mpirunArgs(p Point, dir string) []string {
 	}
 	args = append(args, l.Runner)
 	args = append(args, p.RunnerArgs()...)
-	if p.Provider == "tcp" && p.NICs == "auto" {
+	if p.External == nil && p.Provider == "tcp" && p.NICs == "auto" {
 		args = append(args, "--nic", "lo") // a local run talks over loopback only
 	}
 	return append(args, "--out", dir)

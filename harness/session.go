@@ -59,7 +59,7 @@ func (ss *Session) Manifest(p Point, executor string) *record.Manifest {
 		SweepHash: ss.Sweep.Hash,
 		Point:     p.Hash,
 		Index:     p.Index,
-		Benchmark: p.Benchmark,
+		Benchmark: p.Tool(),
 		Params:    p.Params(),
 		Sizes:     p.Sizes,
 		Ranks:     p.Ranks,
@@ -98,4 +98,22 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteExternal writes the external.json of point p into its run
+// directory dir, for efaxx-runner's external mode and for ingest; it
+// does nothing for a point of efaxx-runner's own benchmarks.
+func WriteExternal(dir string, p Point) error {
+	if p.External == nil {
+		return nil
+	}
+	spec, err := p.ExternalSpec(dir)
+	if err != nil {
+		return fmt.Errorf("point %d (%s): %w", p.Index, p.Label(), err)
+	}
+	data, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", record.ExternalName, err)
+	}
+	return writeFileAtomic(filepath.Join(dir, record.ExternalName), append(data, '\n'))
 }

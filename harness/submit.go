@@ -152,6 +152,11 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
+	for _, p := range j.Points {
+		if err := WriteExternal(ss.RunDir(p), p); err != nil {
+			return nil, err
+		}
+	}
 	path := filepath.Join(spec.Dir, ScriptName)
 	if err := writeFileAtomic(path, script); err != nil {
 		return nil, err
@@ -224,7 +229,7 @@ func writePlan(ss *Session, pl *Plan, r Runner) error {
 		spec := ss.SlurmJob(pl, j, r)
 		for k, p := range j.Points {
 			pf.Points = append(pf.Points, plannedStep{Index: p.Index, Hash: p.Hash, Label: p.Label(),
-				Benchmark: p.Benchmark, Params: p.Params(), Sizes: p.Sizes, Ranks: p.Ranks, Nodes: p.Nodes,
+				Benchmark: p.Tool(), Params: p.Params(), Sizes: p.Sizes, Ranks: p.Ranks, Nodes: p.Nodes,
 				Job: j.Index, Step: k, Dir: ss.RunDir(p), Argv: spec.Steps[k].Argv("${SLURM_JOB_ID}")})
 		}
 	}

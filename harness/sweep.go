@@ -35,6 +35,7 @@ type Sweep struct {
 	Hash        string   // hex SHA-256 of Text, as sha256sum prints it
 	Expects     []Expect // the [[expect]] tables, in file order; nil when there are none
 	Resources   Resources
+	External    *External // the [external] table; nil unless the benchmark is external
 
 	// ranksPerNode, when not 0, makes each point's ranks nodes × it: the
 	// file gives [slurm] ntasks_per_node and no ranks.
@@ -111,7 +112,9 @@ type decoder struct {
 	expects     []Expect
 	res         Resources      // the [slurm] and [container] tables
 	slurmTables bool           // the file has either
-	lines       map[string]int // line of each other key of [slurm], by dotted path
+	lines       map[string]int // line of each other key of [slurm] and [external], by dotted path
+	ext         *External      // the [external] table; nil without one
+	extLine     int            // its line
 	errs        ErrorList
 }
 
@@ -133,6 +136,7 @@ var topKeys = []struct {
 	{"expect", false, (*decoder).decodeExpects},
 	{"slurm", false, (*decoder).decodeSlurm},
 	{"container", false, (*decoder).decodeContainer},
+	{"external", false, (*decoder).decodeExternal},
 }
 
 // top decodes the top-level table and reports missing required keys.
@@ -232,6 +236,7 @@ func (d *decoder) resolve(s *Sweep) {
 		s.Benchmarks = append(s.Benchmarks, b.(string))
 	}
 	d.defaultRanks(s)
+	d.resolveExternal(s)
 	d.checkBenchmarks(s)
 	if err := checkCombinations(s); err != nil {
 		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})

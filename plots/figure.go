@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"efaxx/results"
 )
@@ -65,7 +66,8 @@ type PanelData struct {
 	Rules    []Rule       `json:"rules,omitempty"`
 	Footnote string       `json:"footnote,omitempty"` // a line under the x label
 
-	runs []results.Run // the runs drawn, for the caption
+	runs   []results.Run // the runs drawn, for the caption
+	source []string      // a published panel's caption: where its numbers come from
 }
 
 // SeriesData is one line of a panel.
@@ -114,9 +116,10 @@ type kind func(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error
 
 // kinds are the kinds of figure, by the spec's kind key.
 var kinds = map[string]kind{
-	KindLines:   lines,
-	KindSpread:  spread,
-	KindCompare: compare,
+	KindLines:     lines,
+	KindSpread:    spread,
+	KindCompare:   compare,
+	KindPublished: published,
 }
 
 // Build reads what spec draws from db. A panel without data fails the
@@ -124,6 +127,7 @@ var kinds = map[string]kind{
 func Build(ctx context.Context, db *results.DB, spec *Spec) (*Figure, error) {
 	f := &Figure{Name: spec.Name, Title: spec.Title, Columns: spec.columns(), Legend: spec.Legend, ShareY: spec.ShareY}
 	var runs []results.Run
+	var sources []string
 	for i := range spec.Panels {
 		p := &spec.Panels[i]
 		pd, err := kinds[spec.Kind](ctx, db, p)
@@ -133,8 +137,15 @@ func Build(ctx context.Context, db *results.DB, spec *Spec) (*Figure, error) {
 		pd.Title = p.Title
 		f.Panels = append(f.Panels, *pd)
 		runs = append(runs, pd.runs...)
+		if !slices.Equal(sources, pd.source) {
+			sources = append(sources, pd.source...)
+		}
 	}
 	assignStyles(f)
+	if len(runs) == 0 {
+		f.Caption = sources // a published figure draws no runs
+		return f, nil
+	}
 	var err error
 	if f.Caption, err = caption(ctx, db, runs); err != nil {
 		return nil, &FigureError{Spec: spec, Err: err}

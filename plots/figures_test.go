@@ -10,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"efaxx/harness"
 	"efaxx/plots"
+	"efaxx/results"
+	"efaxx/results/baselines"
 )
 
 // Use go test ./plots -update to rewrite the golden files under testdata.
@@ -33,6 +36,7 @@ func TestFiguresGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	importBaselines(t, db)
 	specs, err := plots.LoadSpecs("figures")
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +60,22 @@ func TestFiguresGolden(t *testing.T) {
 			}
 			compareGolden(t, filepath.Join("testdata", "figures", s.Name+".golden.json"), append(got, '\n'))
 		})
+	}
+}
+
+// importBaselines stores the shipped baselines in db, as efaxx figures
+// --data does: the published figures draw them.
+func importBaselines(t *testing.T, db *results.DB) {
+	t.Helper()
+	for _, name := range baselines.Names() {
+		text, _ := baselines.Lookup(name)
+		b, err := harness.ParseBaseline(name+".toml", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ImportBaseline(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -128,3 +148,20 @@ func itoa(n int) string {
 	return string(b)
 }
 
+// TestPublishedNeedsBaseline: a published figure on a store without its
+// baseline is not drawn, and the error says how to import it.
+func TestPublishedNeedsBaseline(t *testing.T) {
+	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := plots.LoadSpec("figures/study_nccl.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = plots.Build(t.Context(), db, s)
+	if !errors.Is(err, plots.ErrMissingData) || !strings.Contains(err.Error(), "efaxx import baseline aws-gpu-comm-p5") {
+		t.Errorf("Build = %v, want missing data naming the import", err)
+	}
+}

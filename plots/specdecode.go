@@ -115,9 +115,11 @@ func (d *specDecoder) table(f field) ([]field, bool) {
 
 // specKeys decode the keys of the top level that are not panel keys.
 var specKeys = map[string]func(d *specDecoder, f field, s *Spec){
-	"name":    func(d *specDecoder, f field, s *Spec) { d.name(f, &s.Name) },
-	"title":   func(d *specDecoder, f field, s *Spec) { d.text(f, &s.Title) },
-	"kind":    func(d *specDecoder, f field, s *Spec) { d.oneOf(f, &s.Kind, KindLines, KindSpread, KindCompare) },
+	"name":  func(d *specDecoder, f field, s *Spec) { d.name(f, &s.Name) },
+	"title": func(d *specDecoder, f field, s *Spec) { d.text(f, &s.Title) },
+	"kind": func(d *specDecoder, f field, s *Spec) {
+		d.oneOf(f, &s.Kind, KindLines, KindSpread, KindCompare, KindPublished)
+	},
 	"out":     (*specDecoder).out,
 	"columns": func(d *specDecoder, f field, s *Spec) { d.count(f, &s.Columns, 1, 4) },
 	"share_y": func(d *specDecoder, f field, s *Spec) { d.boolean(f, &s.ShareY) },

@@ -104,6 +104,10 @@ func (d *specDecoder) checkPanel(s *Spec, p *Panel, pf field) {
 
 // checkKind checks the keys that belong to one kind of figure.
 func (d *specDecoder) checkKind(kind string, p *Panel, at func(string) field) {
+	if kind == KindPublished {
+		d.checkPublished(p, at)
+		return
+	}
 	compare := kind == KindCompare
 	switch {
 	case compare && (p.Reference == nil) == (p.Baseline == ""):
@@ -127,6 +131,25 @@ func (d *specDecoder) checkKind(kind string, p *Panel, at func(string) field) {
 	}
 	if kind != KindSpread && p.Slowest != 0 {
 		d.fail(at("slowest"), badValue("slowest belongs to kind = %q", KindSpread))
+	}
+}
+
+// checkPublished checks the keys of a published figure: a baseline, and
+// its series picked by benchmark and params only.
+func (d *specDecoder) checkPublished(p *Panel, at func(string) field) {
+	r := p.Runs
+	switch {
+	case p.Baseline == "":
+		d.fail(at("baseline"), fmt.Errorf("%w: a published figure draws an imported baseline: name it", ErrMissingKey))
+	case p.Reference != nil || p.Threshold != 0 || p.Slowest != 0 || len(p.Roles) > 0:
+		d.fail(at("reference"), badValue("a published figure takes no reference, threshold, slowest or roles"))
+	case len(r.Sweeps) > 0 || len(r.IDs) > 0 || len(r.Tags) > 0 || r.Status != "" || r.Session != "":
+		d.fail(at("runs"), badValue("a published figure picks a baseline's series by benchmark and params only"))
+	}
+	for _, s := range p.Series {
+		if s == results.DimSweep || s == results.DimRun {
+			d.fail(at("series"), badValue("%q: a baseline's series have no %s; use benchmark, variant, experiment, sample_variant or a parameter", s, s))
+		}
 	}
 }
 

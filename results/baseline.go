@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 )
 
@@ -35,6 +38,13 @@ type BaselineSeries struct {
 	Setup       string `json:"setup"`
 	Denominator string `json:"denominator"` // what the number divides by, against efaxx's metric
 	Note        string `json:"note,omitempty"`
+
+	// Params are the parameter values the runs compared with the series
+	// must have, as in {"ranks": 16}; nil for any run of the benchmark.
+	Params map[string]any `json:"params,omitempty"`
+	// SampleVariant keeps only those runs' samples of this variant
+	// ("out-of-place"); "" for every sample.
+	SampleVariant string `json:"sample_variant,omitempty"`
 
 	Values map[uint64]float64 `json:"-"` // size in bytes → value in the metric's unit
 }
@@ -92,10 +102,15 @@ func insertBaseline(ctx context.Context, tx *sql.Tx, b *Baseline, hash string, n
 
 // insertSeries stores s in baseline id.
 func insertSeries(ctx context.Context, tx *sql.Tx, id int64, s BaselineSeries) error {
+	params, err := jsonText(s.Params, "{}")
+	if err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO baseline_series (baseline_id, benchmark, variant, metric, file, revision, setup, denominator, note)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, s.Benchmark, s.Variant, s.Metric, s.File, s.Commit, s.Setup, s.Denominator, s.Note)
+		INSERT INTO baseline_series (baseline_id, benchmark, variant, metric, file, revision, setup, denominator, note,
+			params, sample_variant)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, s.Benchmark, s.Variant, s.Metric, s.File, s.Commit, s.Setup, s.Denominator, s.Note, params, s.SampleVariant)
 	if err != nil {
 		return err
 	}
@@ -124,7 +139,8 @@ func (db *DB) baselineSeries(ctx context.Context, name string) (string, []Baseli
 		return "", nil, fmt.Errorf("baseline %q: %w", name, err)
 	}
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT s.benchmark, s.variant, s.metric, s.file, s.revision, s.setup, s.denominator, s.note, v.size, v.value
+		SELECT s.benchmark, s.variant, s.metric, s.file, s.revision, s.setup, s.denominator, s.note,
+			s.params, s.sample_variant, v.size, v.value
 		FROM baseline_series s JOIN baseline_values v ON v.series_id = s.id
 		WHERE s.baseline_id = ?
 		ORDER BY s.benchmark, s.variant, s.metric, v.size`, id)
@@ -137,8 +153,12 @@ func (db *DB) baselineSeries(ctx context.Context, name string) (string, []Baseli
 		var s BaselineSeries
 		var size int64
 		var v float64
+		var params string
 		if err := rows.Scan(&s.Benchmark, &s.Variant, &s.Metric, &s.File, &s.Commit, &s.Setup,
-			&s.Denominator, &s.Note, &size, &v); err != nil {
+			&s.Denominator, &s.Note, &params, &s.SampleVariant, &size, &v); err != nil {
+			return "", nil, fmt.Errorf("baseline %q: %w", name, err)
+		}
+		if err := decodeSeriesParams(params, &s); err != nil {
 			return "", nil, fmt.Errorf("baseline %q: %w", name, err)
 		}
 		if n := len(out); n == 0 || out[n-1].Benchmark != s.Benchmark || out[n-1].Variant != s.Variant || out[n-1].Metric != s.Metric {
@@ -224,6 +244,10 @@ func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries,
 		return nil, "efaxx does not derive this metric", nil
 	}
 	f.Benchmark = s.Benchmark
+	f.Params = append(slices.Clone(f.Params), s.paramFilters()...)
+	if s.SampleVariant != "" {
+		f.SampleVariant = &s.SampleVariant
+	}
 	sides, err := db.loadSide(ctx, f, m, []string{})
 	if err != nil {
 		return nil, "", err
@@ -254,4 +278,64 @@ func sortedSizes(values map[uint64]float64) []uint64 {
 	}
 	slices.Sort(sizes)
 	return sizes
+}
+
+// paramFilters returns the run filters of the series' params, in key
+// order.
+func (s *BaselineSeries) paramFilters() []ParamFilter {
+	var out []ParamFilter
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		out = append(out, ParamFilter{Key: k, Value: s.Params[k]})
+	}
+	return out
+}
+
+// decodeSeriesParams reads a series' params column into s: JSON numbers
+// as int64 when whole (as runs' filters compare them), lists of strings
+// as []string.
+func decodeSeriesParams(text string, s *BaselineSeries) error {
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		return fmt.Errorf("series %s %s params: %w", s.Benchmark, s.Variant, err)
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	s.Params = map[string]any{}
+	for k, v := range raw {
+		switch v := v.(type) {
+		case float64:
+			if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+				s.Params[k] = int64(v)
+			} else {
+				s.Params[k] = v
+			}
+		case []any:
+			list := make([]string, len(v))
+			for i, x := range v {
+				list[i], _ = x.(string)
+			}
+			s.Params[k] = list
+		default:
+			s.Params[k] = v
+		}
+	}
+	return nil
+}
+
+// Baseline returns the imported baseline called name with every series,
+// or an error wrapping ErrBaselineNotFound.
+func (db *DB) Baseline(ctx context.Context, name string) (*Baseline, error) {
+	b := &Baseline{Name: name}
+	err := db.db.QueryRowContext(ctx, `SELECT repository, transcribed FROM baselines WHERE name = ?`, name).
+		Scan(&b.Repository, &b.Transcribed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("baseline %q: %w", name, ErrBaselineNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("baseline %q: %w", name, err)
+	}
+	if b.Description, b.Series, err = db.baselineSeries(ctx, name); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

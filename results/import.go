@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"efaxx/results/record"
@@ -28,6 +29,7 @@ type ImportedRun struct {
 	File      string // the imported file
 	Ranks     []record.Rank
 	Samples   []record.Sample
+	Values    []record.ToolValue // what the tool printed for the samples, in its units
 
 	// Fingerprint is what the tool says of itself and the run, stored as
 	// the run's fingerprint JSON.
@@ -83,6 +85,9 @@ func importRun(ctx context.Context, tx *sql.Tx, r *ImportedRun, out *IngestedRun
 	}
 	out.New = true
 	if out.Samples, err = insertSamples(ctx, tx, out.ID, r.Samples); err != nil {
+		return err
+	}
+	if err := insertToolValues(ctx, tx, out.ID, r.Values); err != nil {
 		return err
 	}
 	if err := updateImported(ctx, tx, out.ID, r, out.Samples); err != nil {
@@ -170,4 +175,28 @@ func uniqueHosts(ranks []record.Rank) []string {
 		}
 	}
 	return hosts
+}
+
+// insertToolValues stores values in run id; a value stored already is
+// replaced, so that ingesting a run again gives the same rows.
+func insertToolValues(ctx context.Context, tx *sql.Tx, id int64, values []record.ToolValue) error {
+	if len(values) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT OR REPLACE INTO tool_values (run_id, size, rank, peer, variant, name, value, unit)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, v := range values {
+		if v.Size > math.MaxInt64 || v.Name == "" || math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			return fmt.Errorf("tool value %q at size %d: %v cannot be stored", v.Name, v.Size, v.Value)
+		}
+		if _, err := stmt.ExecContext(ctx, id, int64(v.Size), v.Rank, v.Peer, v.Variant, v.Name, v.Value, v.Unit); err != nil {
+			return fmt.Errorf("tool value %q at size %d: %w", v.Name, v.Size, err)
+		}
+	}
+	return nil
 }

@@ -178,12 +178,29 @@ func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir str
 	for _, f := range files {
 		out.Samples += f.samples
 	}
+	ext, err := readExternal(dir, m)
+	if err != nil {
+		return out, nil, err
+	}
+	var tool map[string]any
+	if ext != nil {
+		var more []Problem
+		if tool, more, err = ingestExternal(ctx, tx, ext, &out, files); err != nil {
+			return out, nil, err
+		}
+		problems = append(problems, more...)
+	}
 	job, err := upsertJobOf(ctx, tx, &manifestJob{m.JobID, m.Cluster, m.Sweep, m.SweepHash}, now)
 	if err != nil {
 		return out, nil, err
 	}
 	if err := updateRun(ctx, tx, out, abs, m, files, job, now); err != nil {
 		return out, nil, err
+	}
+	if tool != nil {
+		if err := setExternalFingerprint(ctx, tx, out.ID, ext.spec, tool); err != nil {
+			return out, nil, err
+		}
 	}
 	if err := replaceRunHosts(ctx, tx, out.ID, runHosts(files)); err != nil {
 		return out, nil, err

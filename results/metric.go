@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -22,7 +23,11 @@ const sampleGbpsSQL = `8.0 * (s.bytes_sent + s.bytes_recv) * s.iterations / s.el
 
 // roundTripSQL is true for a run whose benchmark times one round trip per
 // iteration (a ping-pong), so that its one-way latency is half.
-const roundTripSQL = `r.benchmark IN ('sendrecv')`
+//
+// Of the external tools' runs, fabtests' ping-pongs time a round trip per
+// iteration too: halving gives the one-way usec/xfer they print. (OSU's
+// latency samples hold one way already.)
+const roundTripSQL = `(r.benchmark = 'sendrecv' OR r.benchmark GLOB 'fabtests:*pingpong')`
 
 // sampleLatencyNsSQL is the latency of one sample in ns: the median
 // iteration time, halved for round-trip benchmarks to give the one-way
@@ -68,9 +73,40 @@ var metrics = []Metric{
 	{Name: "pct_link", Unit: "%", sql: percentLinkSQL,
 		Doc: "dir_gbps as a percent of the capacity of the NICs behind the sample's rails; none where that is unknown"},
 	{Name: "algbw", Unit: "GB/s", sql: algbwSQL,
-		Doc: "all2all only: nccl-tests' algbw, the whole per-rank buffer (ranks x size) per iteration time, in 1e9 bytes/s"},
+		Doc: "nccl-tests' algbw in 1e9 bytes/s: as the tool printed it for nccl-tests and NVSHMEM runs; for all2all the whole per-rank buffer (ranks x size) per iteration time"},
 	{Name: "busbw", Unit: "GB/s", sql: busbwSQL,
-		Doc: "all2all only: nccl-tests' busbw, algbw x (ranks-1)/ranks, the bytes that crossed the network"},
+		Doc: "nccl-tests' busbw in 1e9 bytes/s: as the tool printed it for nccl-tests and NVSHMEM runs; for all2all algbw x (ranks-1)/ranks, the bytes that crossed the network"},
+}
+
+// ToolMetricPrefix starts the name of a metric that is a tool value as
+// the tool printed it: "tool:speedup", "tool:latency".
+const ToolMetricPrefix = "tool:"
+
+// toolValueHead and toolValueTail, around a name, are the tool value of
+// that name of sample s, or NULL.
+const (
+	toolValueHead = `(SELECT v.value FROM tool_values v WHERE v.run_id = s.run_id AND v.size = s.size AND v.rank = s.rank
+		AND v.peer = s.peer AND v.variant = s.variant AND v.name = '`
+	toolValueTail = `')`
+)
+
+// toolValueSQL is the tool value called name of sample s, or NULL; name
+// is checked by toolName, so it cannot close the quote.
+func toolValueSQL(name string) string { return toolValueHead + name + toolValueTail }
+
+// toolName is the form of a tool value's name in a metric.
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// toolMetric returns the metric of tool value name: lower is better for
+// a time, higher for the rest.
+func toolMetric(name string) (Metric, bool) {
+	v := strings.TrimPrefix(name, ToolMetricPrefix)
+	if !toolName.MatchString(v) {
+		return Metric{}, false
+	}
+	lower := strings.Contains(v, "latency") || strings.Contains(v, "time") || strings.HasPrefix(v, "usec")
+	return Metric{Name: name, Unit: v, Lower: lower, sql: toolValueSQL(v),
+		Doc: "the tool value " + v + " as the tool printed it, in its unit (tool_values.unit)"}, true
 }
 
 // Metrics returns every metric the store defines.
@@ -86,7 +122,13 @@ func LookupMetric(name string) (Metric, error) {
 		}
 		names[i] = m.Name
 	}
-	return Metric{}, fmt.Errorf("metric %q: %w; known: %s", name, ErrUnknownMetric, strings.Join(names, ", "))
+	if strings.HasPrefix(name, ToolMetricPrefix) {
+		if m, ok := toolMetric(name); ok {
+			return m, nil
+		}
+	}
+	return Metric{}, fmt.Errorf("metric %q: %w; known: %s, and tool:NAME for a value a tool printed", name,
+		ErrUnknownMetric, strings.Join(names, ", "))
 }
 
 // Better reports whether value a is better than b for m.
@@ -127,7 +169,12 @@ const libefaxxGbpsSQL = `8.0 * CASE r.benchmark WHEN 'write' THEN MAX(s.bytes_se
 // ranks · size, the self block included, per iteration time; busbw is
 // algbw · (ranks-1)/ranks, the bytes that crossed the network. NULL for
 // other benchmarks.
+//
+// For the runs of external tools and imports, they are the values the
+// tool printed (tool_values algbw and busbw), whatever the collective.
 const (
-	algbwSQL = `CASE WHEN r.benchmark = 'all2all' THEN 1.0 * r.ranks * s.size * s.iterations / s.elapsed_ns END`
-	busbwSQL = `CASE WHEN r.benchmark = 'all2all' THEN 1.0 * (r.ranks - 1) * s.size * s.iterations / s.elapsed_ns END`
+	algbwSQL = `COALESCE(` + toolValueHead + `algbw` + toolValueTail +
+		`, CASE WHEN r.benchmark = 'all2all' THEN 1.0 * r.ranks * s.size * s.iterations / s.elapsed_ns END)`
+	busbwSQL = `COALESCE(` + toolValueHead + `busbw` + toolValueTail +
+		`, CASE WHEN r.benchmark = 'all2all' THEN 1.0 * (r.ranks - 1) * s.size * s.iterations / s.elapsed_ns END)`
 )

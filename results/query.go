@@ -131,9 +131,19 @@ func samplesFrom(f RunFilter, m Metric, by []string) (from, group string, args [
 		)
 		SELECT sel.*, s.run_id, s.size, ` + m.sql + ` AS x, s.lat_p50_ns AS p50, s.lat_p99_ns AS p99
 		FROM sel JOIN runs r ON r.id = sel.id JOIN samples s ON s.run_id = sel.id
-		WHERE (` + m.sql + `) IS NOT NULL
+		WHERE (` + m.sql + `) IS NOT NULL` + variantSQL(f, &args) + `
 	) v`
 	return from, group, args, nil
+}
+
+// variantSQL returns the condition that keeps the samples of f's sample
+// variant, adding its argument, or "" without one.
+func variantSQL(f RunFilter, args *[]any) string {
+	if f.SampleVariant == nil {
+		return ""
+	}
+	*args = append(*args, *f.SampleVariant)
+	return ` AND s.variant = ?`
 }
 
 // paramPath returns the JSON path of parameter name in points.params.

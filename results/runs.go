@@ -45,9 +45,14 @@ type RunFilter struct {
 	Host      string        // only runs with a rank on this host; "" for any
 	Tags      []TagFilter   // only runs with every one of these tags
 	Params    []ParamFilter // only runs whose point has every one of these parameter values
-	Since     time.Time     // only runs started at or after; zero for no bound
-	Until     time.Time     // only runs started before; zero for no bound
-	Limit     int           // at most this many, the newest; 0 for no limit
+
+	// SampleVariant, when not nil, keeps only the samples of this variant
+	// in queries and comparisons (nccl-tests' "out-of-place"); the runs
+	// are selected as without it.
+	SampleVariant *string
+	Since         time.Time // only runs started at or after; zero for no bound
+	Until         time.Time // only runs started before; zero for no bound
+	Limit         int       // at most this many, the newest; 0 for no limit
 }
 
 // TagFilter selects runs by one tag.
@@ -62,7 +67,8 @@ type ParamFilter struct {
 	Key string
 
 	// Value is what the parameter must equal, as its JSON decodes: a
-	// string, an int64 or float64 (compared as numbers), or a bool.
+	// string, an int64 or float64 (compared as numbers), a bool, or a
+	// list of strings (an external sweep's list var, compared whole).
 	Value any
 }
 
@@ -143,6 +149,11 @@ func (f RunFilter) where() (string, []any) {
 		}
 	}
 	for _, p := range f.Params {
+		if list, ok := p.Value.([]string); ok {
+			w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.type = 'array' AND j.value = json(?))`,
+				p.Key, jsonArray(list))
+			continue
+		}
 		w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.atom = ?)`, p.Key, p.Value)
 	}
 	if !f.Since.IsZero() {
@@ -175,9 +186,9 @@ func (w *whereClause) sql() string {
 	return ` WHERE ` + strings.Join(w.conds, ` AND `)
 }
 
-// jsonArray returns ids as a JSON array, for json_each.
-func jsonArray(ids []int64) string {
-	b, _ := json.Marshal(ids) // integers always encode
+// jsonArray returns items as a JSON array, for json_each and json().
+func jsonArray[T int64 | string](items []T) string {
+	b, _ := json.Marshal(items) // integers and strings always encode
 	return string(b)
 }
 

@@ -22,7 +22,7 @@ type SampleMetrics struct {
 	DirGbps      float64  // the busier direction
 	PercentLink  *float64 // of the capacity behind Rails; nil when unknown
 	LibefaxxGbps float64
-	AlgBW, BusBW *float64 // GB/s, all2all only
+	AlgBW, BusBW *float64 // GB/s: all2all's, or as an external tool printed them; nil for others
 }
 
 const sampleMetricsSQL = `

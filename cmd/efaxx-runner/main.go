@@ -4,6 +4,8 @@
 // and peer, and an end record with the status.
 //
 // It is started by efaxx, not by hand; its flags mirror a sweep point.
+// "efaxx-runner external --out DIR" runs an external program instead, as
+// one rank, and records how it ended (see runExternal).
 package main
 
 import (
@@ -38,6 +40,9 @@ type options struct {
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == "external" {
+		return runExternal(args[1:])
+	}
 	opts, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

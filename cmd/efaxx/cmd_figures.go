@@ -14,6 +14,7 @@ import (
 
 	"efaxx/plots"
 	"efaxx/results"
+	"efaxx/results/baselines"
 )
 
 func newFiguresCommand() *cli.Command {
@@ -141,9 +142,29 @@ func openFigureStore(ctx context.Context, o figuresOptions) (*results.DB, func()
 		return nil, nil, fmt.Errorf("figure store: %w", err)
 	}
 	db, err := plots.OpenData(ctx, o.data, filepath.Join(tmp, "figures.db"))
+	if err == nil {
+		if err = importShippedBaselines(ctx, db); err != nil {
+			db.Close()
+		}
+	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
 	return db, func() { db.Close(); os.RemoveAll(tmp) }, nil
+}
+
+// importShippedBaselines stores every baseline that ships with efaxx in
+// db: the published figures draw them.
+func importShippedBaselines(ctx context.Context, db *results.DB) error {
+	for _, name := range baselines.Names() {
+		b, err := loadBaseline(name)
+		if err != nil {
+			return err
+		}
+		if _, err := db.ImportBaseline(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }

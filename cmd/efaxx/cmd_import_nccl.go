@@ -92,5 +92,5 @@ func readNCCL(file, collective string) ([]*results.ImportedRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %q: %w", file, err)
 	}
-	return res.Runs(nccltests.Import{File: file, Text: data, Collective: collective, Start: fi.ModTime()})
+	return results.NCCLTestsRuns(res, results.NCCLImport{File: file, Text: data, Collective: collective, Start: fi.ModTime()})
 }

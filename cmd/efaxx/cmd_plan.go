@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -93,16 +94,41 @@ func runPlan(w io.Writer, format, workdir, runner string, s *harness.Sweep, show
 
 func planTable(s *harness.Sweep, pl *harness.Plan) *table {
 	t := &table{header: []string{"#", "POINT", "RANKS", "PROVIDER", "SIZES", "ITERS", "WARMUP", "TIMEOUT", "HASH"}}
+	if s.External != nil {
+		t.header = []string{"#", "POINT", "RANKS", "SIZES", "TIMEOUT", "HASH", "COMMAND (each rank, no shell)"}
+	}
 	var rows []planRow
 	for _, p := range s.Points() {
-		t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(p.Ranks), p.Provider, sizeRange(p.Sizes),
-			strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup), p.Timeout.String(), p.Hash)
+		if s.External != nil {
+			t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(p.Ranks), sizeRange(p.Sizes), p.Timeout.String(),
+				p.Hash, externalCommand(p))
+		} else {
+			t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(p.Ranks), p.Provider, sizeRange(p.Sizes),
+				strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup), p.Timeout.String(), p.Hash)
+		}
 		job, step, _ := pl.StepOf(p.Index)
 		rows = append(rows, planRow{Index: p.Index, Benchmark: p.Benchmark, Params: p.Params(), Sizes: p.Sizes,
 			Hash: p.Hash, Label: p.Label(), RunnerArgs: p.RunnerArgs(), Job: job, Step: step})
 	}
 	t.records = rows
 	return t
+}
+
+// externalCommand shows the argv an external point runs, with
+// {run_dir} for its run directory, each argument quoted unless plain.
+func externalCommand(p harness.Point) string {
+	spec, err := p.ExternalSpec("{run_dir}")
+	if err != nil {
+		return err.Error()
+	}
+	words := make([]string, len(spec.Argv))
+	for i, a := range spec.Argv {
+		words[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`;|&<>(){}*?") && !strings.HasPrefix(a, "{run_dir}") {
+			words[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // stepTable is the point → job/step table of a plan.

@@ -406,13 +406,21 @@ func TestSlurmNoAccounting(t *testing.T) {
 	}
 }
 
-// TestTestbedWrite submits sweeps/testbed/write.toml to a testbed of two
-// hosts: one rank per host, writing over nic0, which tc shapes to 1 Gbit/s.
-// The bandwidth stored at 64 MiB must be within 10% of that rate, and the
-// bytes must have gone out through h1's shaped nic0, not loopback.
-func TestTestbedWrite(t *testing.T) {
+// TestTestbed runs sweeps on a testbed of two hosts, one rank per host:
+// the write benchmark, and an external MPI program.
+func TestTestbed(t *testing.T) {
 	slurmtest.Start(t, slurmtest.Options{Hosts: 2, Rate: "1gbit"})
 	e := newClusterEnv(t)
+	t.Run("write", func(t *testing.T) { e.t = t; testTestbedWrite(e) })
+	t.Run("external", func(t *testing.T) { e.t = t; testTestbedExternal(e) })
+}
+
+// testTestbedWrite submits sweeps/testbed/write.toml: h1 writes to h2
+// over nic0, which tc shapes to 1 Gbit/s. The bandwidth stored at 64 MiB
+// must be within 10% of that rate, and the bytes must have gone out
+// through h1's shaped nic0, not loopback.
+func testTestbedWrite(e *clusterEnv) {
+	t := e.t
 	before := tcSent(t, "efx-h1", "nic0")
 	session := e.submit("../../sweeps/testbed/write.toml")
 	e.watch(session, 0)

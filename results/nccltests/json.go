@@ -97,7 +97,7 @@ func ParseJSON(file string, data []byte) (*Result, error) {
 	if doc.Version == 0 || doc.Results == nil {
 		return nil, Errors{{File: file, Msg: `no "version" and "results": not a file of nccl-tests -J`}}
 	}
-	r := &Result{NCCLVersion: doc.NCCLVersion, Args: doc.Args, Start: doc.StartTime,
+	r := &Result{Complete: true, NCCLVersion: doc.NCCLVersion, Args: doc.Args, Start: doc.StartTime,
 		Iterations: doc.Config.Iterations * max(doc.Config.Agg, 1), Wrong: doc.OutOfBounds.Count,
 		AvgBusBw: float64(doc.AvgBusBw.Bandwidth)}
 	if len(doc.Args) > 0 {

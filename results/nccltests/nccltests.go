@@ -25,6 +25,22 @@ type Result struct {
 	Rows        []Row
 	Wrong       int     // the "Out of bounds values" count
 	AvgBusBw    float64 // the "Avg bus bandwidth", GB/s
+
+	// Complete reports that the output ran to its end: the text's
+	// "# Out of bounds values" footer was read, or the file is JSON, which
+	// does not decode when cut short.
+	Complete bool
+
+	// Unread are the text's lines before the table that are neither '#'
+	// lines nor NCCL's log, in line order: what the parser skipped
+	// without understanding.
+	Unread []Line
+}
+
+// Line is one line of a file.
+type Line struct {
+	N    int // 1-based
+	Text string
 }
 
 // Collective returns the collective the file measured: the program name

@@ -62,8 +62,10 @@ func (p *textParser) line(n int, line string) {
 	case t == "":
 	case strings.HasPrefix(t, "#"):
 		p.comment(n, line)
-	case p.columns == nil || logLine.MatchString(t):
+	case logLine.MatchString(t):
 		// NCCL's log, printed before the table or among its rows.
+	case p.columns == nil:
+		p.res.Unread = append(p.res.Unread, Line{N: n, Text: line})
 	default:
 		p.row(n, strings.Fields(t))
 	}
@@ -85,6 +87,7 @@ func (p *textParser) comment(n int, line string) {
 		r.Devices = append(r.Devices, device(m))
 	} else if m := wrongLine.FindStringSubmatch(line); m != nil {
 		r.Wrong, _ = strconv.Atoi(m[1])
+		r.Complete = true
 	} else if m := avgLine.FindStringSubmatch(line); m != nil {
 		r.AvgBusBw, _ = strconv.ParseFloat(m[1], 64)
 	} else if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "#")); len(f) > preamble && f[0] == "size" && f[1] == "count" {

@@ -1,4 +1,4 @@
-package nccltests_test
+package results_test
 
 import (
 	"math"
@@ -12,10 +12,10 @@ import (
 	"efaxx/results/record"
 )
 
-// importFile parses and imports testdata/name into db.
-func importFile(t *testing.T, db *results.DB, name string) []results.IngestedRun {
+// importNCCLFile parses and imports testdata/name into db.
+func importNCCLFile(t *testing.T, db *results.DB, name string) []results.IngestedRun {
 	t.Helper()
-	data, err := os.ReadFile("testdata/" + name)
+	data, err := os.ReadFile("nccltests/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func importFile(t *testing.T, db *results.DB, name string) []results.IngestedRun
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := r.Runs(nccltests.Import{File: "testdata/" + name, Text: data, Start: time.Unix(1_800_000_000, 0)})
+	runs, err := results.NCCLTestsRuns(r, results.NCCLImport{File: "nccltests/testdata/" + name, Text: data, Start: time.Unix(1_800_000_000, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,17 +38,17 @@ func importFile(t *testing.T, db *results.DB, name string) []results.IngestedRun
 	return out
 }
 
-func TestImport(t *testing.T) {
+func TestImportNCCLTests(t *testing.T) {
 	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got := importFile(t, db, "all_reduce_16.txt")
+	got := importNCCLFile(t, db, "all_reduce_16.txt")
 	if len(got) != 2 || !got[0].New || got[0].Samples != 25 || got[1].Samples != 25 || got[0].Status != record.StatusOK {
 		t.Fatalf("import = %+v, want 2 new ok runs of 25 samples", got)
 	}
-	again := importFile(t, db, "all_reduce_16.txt")
+	again := importNCCLFile(t, db, "all_reduce_16.txt")
 	if again[0].New || !again[0].Settled || again[0].ID != got[0].ID {
 		t.Errorf("second import = %+v, want the same runs, already stored", again)
 	}
@@ -70,11 +70,11 @@ func TestImport(t *testing.T) {
 		t.Errorf("last size = %+v, want 1406 Gbps (8 x 175.76 GB/s) and 763.65 us", last)
 	}
 
-	failed := importFile(t, db, "alltoall_per_iter.txt")
+	failed := importNCCLFile(t, db, "alltoall_per_iter.txt")
 	if len(failed) != 2 || failed[0].Status != record.StatusOK || failed[1].Status != record.StatusFailed {
 		t.Errorf("alltoall import = %+v, want out of place ok, in place failed (3 wrong elements)", failed)
 	}
-	if j := importFile(t, db, "all_gather.json"); len(j) != 2 || j[0].Samples != 4 {
+	if j := importNCCLFile(t, db, "all_gather.json"); len(j) != 2 || j[0].Samples != 4 {
 		t.Errorf("JSON import = %+v, want 2 runs of 4 sizes", j)
 	}
 }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"efaxx/results/record"
+)
+
+func TestRankFromEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want launchRank
+		err  string
+	}{
+		{"mpirun", map[string]string{"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4",
+			"OMPI_COMM_WORLD_LOCAL_RANK": "1", "OMPI_COMM_WORLD_LOCAL_SIZE": "2", "SLURM_PROCID": "9"}, launchRank{3, 4, 1, 2}, ""},
+		{"srun", map[string]string{"SLURM_PROCID": "5", "SLURM_NTASKS": "16", "SLURM_LOCALID": "5"}, launchRank{5, 16, 5, 0}, ""},
+		{"pmi", map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, launchRank{1, 2, 0, 0}, ""},
+		{"none", map[string]string{}, launchRank{}, "no rank in the environment"},
+		{"garbage", map[string]string{"SLURM_PROCID": "x"}, launchRank{}, `SLURM_PROCID="x": not a rank`},
+	}
+	for _, tt := range tests {
+		got, err := rankFromEnv(func(k string) string { return tt.env[k] })
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%s: rankFromEnv = %+v, %v; want %+v, %q", tt.name, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// runRank runs spec as rank 0 in a new run directory and returns the
+// directory, the exit code and the rank's end record.
+func runRank(t *testing.T, spec record.External) (string, int, record.End) {
+	t.Helper()
+	dir := t.TempDir()
+	code, err := external(dir, &spec, launchRank{world: 1, localSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, record.RankFile(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("rank file has %d lines, want a fingerprint and an end:\n%s", len(lines), b)
+	}
+	end, err := record.Decode([]byte(lines[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, code, *end.(*record.End)
+}
+
+func TestExternalCapturesOutputAndExit(t *testing.T) {
+	dir, code, end := runRank(t, record.External{Argv: []string{"/bin/sh", "-c", `echo "$1 $GREETING"; echo broken >&2; exit 3`, "sh", "a b"},
+		Env: map[string]string{"GREETING": "hello"}})
+	if code != 3 || end.Status != record.StatusFailed || end.Error != "sh: exit status 3: broken" {
+		t.Errorf("exit %d, end %+v; want 3, failed with the exit status and the last line of stderr", code, end)
+	}
+	if out, _ := os.ReadFile(filepath.Join(dir, record.StdoutFile(0))); string(out) != "a b hello\n" {
+		t.Errorf("stdout = %q, want the argument and the variable", out)
+	}
+	if _, code, end := runRank(t, record.External{Argv: []string{"/bin/true"}}); code != 0 || end.Status != record.StatusOK {
+		t.Errorf("true: exit %d, end %+v", code, end)
+	}
+	if _, code, end := runRank(t, record.External{Argv: []string{"/nonexistent/program"}}); code != 127 ||
+		!strings.Contains(end.Error, "start /nonexistent/program") {
+		t.Errorf("a missing program: exit %d, end %+v", code, end)
+	}
+}
+
+func TestExternalTimeout(t *testing.T) {
+	start := time.Now()
+	_, code, end := runRank(t, record.External{Argv: []string{"sleep", "30"}, TimeoutNs: int64(200 * time.Millisecond)})
+	if code != 128+15 || !strings.Contains(end.Error, "killed by terminated (timeout after 200ms)") || end.Signal != "" {
+		t.Errorf("exit %d, end %+v; want 143, killed by SIGTERM for the timeout", code, end)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v to stop a program over its timeout", d)
+	}
+}

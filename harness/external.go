@@ -1,0 +1,502 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"efaxx/results/external"
+	"efaxx/results/record"
+)
+
+// External is the [external] table of a sweep whose benchmark is
+// "external": a program that is not efaxx-runner (nccl-tests, an NVSHMEM
+// perftest, an OSU benchmark), its arguments, and the parser of its
+// output. efaxx launches it like a runner, one process per rank, through
+// efaxx-runner's external mode, which captures each rank's output.
+type External struct {
+	Program string            // a template: the program's path, or a name on PATH
+	Args    []string          // templates, each one argument
+	Env     map[string]string // variables set for the program, values templates; nil for none
+	Parser  string            // results/external's parser: nccl-tests, nvshmem, osu, fabtests, jacobi
+	Output  string            // a file the program writes its results into, in the run directory; "" for stdout
+	Vars    []Var             // [external.vars], in file order: axes the templates may use
+
+	program template
+	args    []template
+	env     map[string]template
+}
+
+// Var is one key of [external.vars]: a name the templates use, and its
+// values, an axis of the sweep. A value is a string, an integer (written
+// in decimal where it is used), or a list of strings that a whole
+// argument "{name}" expands into, one argument each.
+type Var struct {
+	Name   string
+	Values []any // string, int64 or []string
+}
+
+// placeholders are the built-in placeholders every external template may use besides
+// the vars: the point's shape and sizes, and where the run writes.
+var placeholders = []string{"ranks", "nodes", "ranks_per_node", "sizes", "min_size", "max_size", "run_dir", "output"}
+
+// externalKeys decode the keys of [external].
+var externalKeys = map[string]func(d *decoder, e entry){
+	"program": (*decoder).decodeProgram,
+	"args":    (*decoder).decodeArgs,
+	"env":     (*decoder).decodeExtEnv,
+	"parser":  func(d *decoder, e entry) { d.readExtString(e, &d.ext.Parser, checkParser) },
+	"output":  func(d *decoder, e entry) { d.readExtString(e, &d.ext.Output, checkOutputName) },
+	"vars":    (*decoder).decodeVars,
+}
+
+// decodeExternal checks the [external] table, key by key.
+func (d *decoder) decodeExternal(e entry) {
+	d.ext = &External{}
+	d.extLine = e.line
+	d.decodeTable(e, mapKeys(externalKeys), func(c entry) { externalKeys[c.name()](d, c) })
+	for _, k := range []string{"program", "parser"} {
+		if _, ok := d.lines["external."+k]; !ok && !d.failedAt(e.key.String()) {
+			d.errs = append(d.errs, &SweepError{File: d.file, Line: e.line, Key: "external." + k, Err: ErrMissingKey})
+		}
+	}
+}
+
+// checkParser accepts the name of a parser of results/external.
+func checkParser(s string) error {
+	if external.Known(s) {
+		return nil
+	}
+	return oneOf("parser", external.Names()...)(s)
+}
+
+// checkOutputName accepts a file name in the run directory.
+func checkOutputName(s string) error {
+	if s == "" || strings.ContainsAny(s, "/\\\x00") || s == "." || s == ".." || strings.HasPrefix(s, "rank-") ||
+		s == record.ManifestName || s == record.ExternalName {
+		return mark(ErrValue, "output %q: want a file name in the run directory, such as \"results.json\", not a path or one of efaxx's files", s)
+	}
+	return nil
+}
+
+// readExtString reads a string key of [external] that check accepts.
+func (d *decoder) readExtString(e entry, dst *string, check func(string) error) {
+	s, ok := e.value.(string)
+	if !ok {
+		d.fail(e, typeError("string", e.value))
+		return
+	}
+	if err := check(s); err != nil {
+		d.fail(e, err)
+		return
+	}
+	*dst = s
+}
+
+func (d *decoder) decodeProgram(e entry) {
+	var s string
+	d.readExtString(e, &s, func(s string) error {
+		if s == "" {
+			return mark(ErrValue, "program is empty: name the program, a path or a name on PATH")
+		}
+		return checkNUL(s)
+	})
+	if s == "" {
+		return
+	}
+	t, err := parseTemplate(s)
+	if err != nil {
+		d.fail(e, err)
+		return
+	}
+	d.ext.Program, d.ext.program = s, t
+}
+
+func (d *decoder) decodeArgs(e entry) {
+	list, ok := e.value.([]any)
+	if !ok {
+		d.fail(e, typeError("list of strings", e.value))
+		return
+	}
+	for i, item := range list {
+		s, ok := item.(string)
+		if !ok {
+			d.fail(e, fmt.Errorf("item %d: %w", i+1, typeError("string", item)))
+			continue
+		}
+		t, err := parseTemplate(s)
+		if err == nil {
+			err = checkNUL(s)
+		}
+		if err != nil {
+			d.fail(e, fmt.Errorf("item %d: %w", i+1, err))
+			continue
+		}
+		d.ext.Args, d.ext.args = append(d.ext.Args, s), append(d.ext.args, t)
+	}
+}
+
+func (d *decoder) decodeExtEnv(e entry) {
+	if _, ok := e.value.(map[string]any); !ok {
+		d.fail(e, typeError("table of strings", e.value))
+		return
+	}
+	d.ext.Env, d.ext.env = map[string]string{}, map[string]template{}
+	for _, c := range d.doc.children(e) {
+		s, ok := c.value.(string)
+		var t template
+		var err error
+		switch {
+		case !envName.MatchString(c.name()):
+			err = mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.name())
+		case !ok:
+			err = typeError("string", c.value)
+		default:
+			if t, err = parseTemplate(s); err == nil {
+				err = checkNUL(s)
+			}
+		}
+		if err != nil {
+			d.fail(c, err)
+			continue
+		}
+		d.ext.Env[c.name()], d.ext.env[c.name()] = s, t
+	}
+}
+
+// checkNUL refuses a NUL byte, which no argument or variable can carry.
+// Every other byte is fine: values reach the program without a shell.
+func checkNUL(s string) error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return mark(ErrValue, "%q holds a NUL byte, which no argument can carry", s)
+	}
+	return nil
+}
+
+// decodeVars reads [external.vars].
+func (d *decoder) decodeVars(e entry) {
+	if _, ok := e.value.(map[string]any); !ok {
+		d.fail(e, typeError("table", e.value))
+		return
+	}
+	for _, c := range d.doc.children(e) {
+		if err := checkVarName(c.name()); err != nil {
+			d.fail(c, err)
+			continue
+		}
+		values, err := readVar(c.value)
+		if err != nil {
+			d.fail(c, err)
+			continue
+		}
+		d.ext.Vars = append(d.ext.Vars, Var{Name: c.name(), Values: values})
+	}
+}
+
+// checkVarName accepts a var name that no param or builtin has.
+func checkVarName(name string) error {
+	switch {
+	case !placeholderName.MatchString(name):
+		return mark(ErrValue, "var %q: want lower-case letters, digits and _, as {name} takes", name)
+	case slices.Contains(placeholders, name) || paramOf("", name) != nil || paramOf("slurm", name) != nil || name == "benchmark":
+		return mark(ErrValue, "var %q: the name of a param or a built-in placeholder (%s)", name, strings.Join(placeholders, ", "))
+	}
+	return nil
+}
+
+// readVar reads a var's values: one value, or a list of them, each a
+// string, an integer (written in decimal) or a list of strings.
+func readVar(raw any) ([]any, error) {
+	list, ok := raw.([]any)
+	if !ok {
+		v, err := readVarValue(raw, false)
+		return []any{v}, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%w: the sweep would expand to no points", ErrEmptyList)
+	}
+	var out []any
+	seen := map[string]int{}
+	for i, item := range list {
+		v, err := readVarValue(item, true)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i+1, err)
+		}
+		key := fmt.Sprintf("%#v", v)
+		if j, dup := seen[key]; dup {
+			return nil, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, key, j+1, i+1)
+		}
+		seen[key] = i
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// readVarValue reads one value of a var; a list is one value only inside
+// the list of the var's values.
+func readVarValue(raw any, inList bool) (any, error) {
+	switch v := raw.(type) {
+	case string:
+		return v, checkNUL(v)
+	case int64:
+		return v, nil
+	case []any:
+		if !inList {
+			break
+		}
+		items := make([]string, len(v))
+		for i, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("item %d: %w", i+1, typeError("string", x))
+			}
+			if err := checkNUL(s); err != nil {
+				return nil, err
+			}
+			items[i] = s
+		}
+		return items, nil
+	}
+	return nil, typeError("string, integer, or a list of them", raw)
+}
+
+// varNamed returns the var called name, or nil.
+func (x *External) varNamed(name string) *Var {
+	for i := range x.Vars {
+		if x.Vars[i].Name == name {
+			return &x.Vars[i]
+		}
+	}
+	return nil
+}
+
+// isList reports whether some value of var v is a list.
+func (v *Var) isList() bool {
+	return slices.ContainsFunc(v.Values, func(x any) bool { _, ok := x.([]string); return ok })
+}
+
+// checkPlaceholders checks every placeholder of x's templates against the
+// vars and the placeholders the sweep gives values: a list var only as a whole
+// argument, sizes only when the sweep has sizes, {output} only with an
+// output, and the program without the run's directory (it names the
+// benchmark, which must not differ per run).
+func (x *External) checkPlaceholders(hasSizes bool) error {
+	check := func(where string, t template, asArg, inProgram bool) error {
+		for _, name := range t.names() {
+			if err := x.checkName(name, t, asArg, inProgram, hasSizes); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+		}
+		return nil
+	}
+	if err := check("program", x.program, false, true); err != nil {
+		return err
+	}
+	for i, t := range x.args {
+		if err := check(fmt.Sprintf("args item %d", i+1), t, true, false); err != nil {
+			return err
+		}
+	}
+	for _, k := range mapKeys(x.env) {
+		if err := check("env."+k, x.env[k], false, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkName checks one placeholder of template t.
+func (x *External) checkName(name string, t template, asArg, inProgram, hasSizes bool) error {
+	if v := x.varNamed(name); v != nil {
+		if v.isList() && !(asArg && t.whole() == name) {
+			return mark(ErrValue, "{%s} is a list var: only an argument of its own, \"{%s}\", can take it", name, name)
+		}
+		return nil
+	}
+	switch {
+	case !slices.Contains(placeholders, name):
+		names := append(append([]string(nil), placeholders...), x.varNames()...)
+		return mark(ErrValue, "unknown placeholder {%s}%s: want a var of [external.vars] or one of %s", name,
+			didYouMean(name, names), strings.Join(placeholders, ", "))
+	case inProgram && (name == "run_dir" || name == "output"):
+		return mark(ErrValue, "{%s} in the program: the program names the runs' benchmark, which must not change per run", name)
+	case (name == "sizes" || name == "min_size" || name == "max_size") && !hasSizes:
+		return mark(ErrValue, "{%s} without sizes: set [params] sizes", name)
+	case name == "output" && x.Output == "":
+		return mark(ErrValue, "{output} without an output file: set [external] output")
+	}
+	return nil
+}
+
+// varNames returns the names of the vars.
+func (x *External) varNames() []string {
+	names := make([]string, len(x.Vars))
+	for i, v := range x.Vars {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// PointExternal is the external program of one point: the sweep's
+// [external] table and one value of each var.
+type PointExternal struct {
+	spec *External
+	vars map[string]any // var name → string, int64 or []string
+}
+
+// values returns the placeholder values of point p, with run_dir and
+// output when runDir is not "".
+func (p *Point) externalValues(runDir string) map[string]any {
+	vals := map[string]any{}
+	for k, v := range p.External.vars {
+		if n, ok := v.(int64); ok {
+			v = strconv.FormatInt(n, 10)
+		}
+		vals[k] = v
+	}
+	vals["ranks"] = strconv.Itoa(p.Ranks)
+	vals["nodes"] = strconv.Itoa(p.Nodes)
+	vals["ranks_per_node"] = strconv.Itoa(p.Ranks / max(p.Nodes, 1))
+	if len(p.Sizes) > 0 {
+		vals["sizes"] = argOf(p.Sizes)
+		vals["min_size"] = strconv.FormatUint(slices.Min(p.Sizes), 10)
+		vals["max_size"] = strconv.FormatUint(slices.Max(p.Sizes), 10)
+	}
+	if runDir != "" {
+		vals["run_dir"] = runDir
+		if o := p.External.spec.Output; o != "" {
+			vals["output"] = filepath.Join(runDir, o)
+		}
+	}
+	return vals
+}
+
+// Tool returns the benchmark a point's runs are stored under: the
+// external program's ("nccl:alltoall"), or the point's benchmark.
+func (p Point) Tool() string {
+	if p.External == nil {
+		return p.Benchmark
+	}
+	prog, err := p.External.spec.program.expand(p.externalValues(""))
+	if err != nil { // the sweep's checks rule this out
+		return p.Benchmark
+	}
+	return external.Benchmark(p.External.spec.Parser, prog)
+}
+
+// ExternalSpec returns what efaxx-runner's external mode runs for point p
+// in run directory runDir: every template substituted, once.
+func (p Point) ExternalSpec(runDir string) (*record.External, error) {
+	x := p.External.spec
+	vals := p.externalValues(runDir)
+	prog, err := x.program.expand(vals)
+	if err != nil {
+		return nil, err
+	}
+	spec := &record.External{Argv: []string{prog}, Parser: x.Parser, Output: x.Output, TimeoutNs: int64(p.Timeout)}
+	for _, t := range x.args {
+		args, err := t.expandArgs(vals)
+		if err != nil {
+			return nil, err
+		}
+		spec.Argv = append(spec.Argv, args...)
+	}
+	for k, t := range x.env {
+		if spec.Env == nil {
+			spec.Env = map[string]string{}
+		}
+		if spec.Env[k], err = t.expand(vals); err != nil {
+			return nil, err
+		}
+	}
+	return spec, nil
+}
+
+// addParams adds the external program of a point to its params: the
+// sweep's templates as written, and each var's value by its name.
+func (pe *PointExternal) addParams(m map[string]any) {
+	x := pe.spec
+	m["program"], m["args"], m["parser"] = x.Program, append([]string{}, x.Args...), x.Parser
+	if x.Output != "" {
+		m["output"] = x.Output
+	}
+	if len(x.Env) > 0 {
+		m["env"] = x.Env
+	}
+	for k, v := range pe.vars {
+		m[k] = v
+	}
+}
+
+// externalTimeout is the default timeout of an external sweep: a program
+// sweeps all its sizes in one run, for minutes, not per size.
+const externalTimeout = "1h"
+
+// resolveExternal checks that the external benchmark comes with its
+// [external] table and alone, gives an external sweep its defaults (no
+// sizes unless set, an hour's timeout), and checks its placeholders.
+func (d *decoder) resolveExternal(s *Sweep) {
+	ext := slices.Contains(s.Benchmarks, "external")
+	switch {
+	case !ext && d.ext != nil:
+		d.errs = append(d.errs, &SweepError{File: d.file, Line: d.extLine, Key: "external",
+			Err: mark(ErrValue, "applies to benchmark external only, and the sweep runs %s", strings.Join(s.Benchmarks, ", "))})
+		return
+	case !ext:
+		return
+	case len(s.Benchmarks) > 1:
+		d.failParam(benchmarkParam, mark(ErrValue, "external runs alone: put %s in a sweep of its own",
+			strings.Join(slices.DeleteFunc(slices.Clone(s.Benchmarks), func(b string) bool { return b == "external" }), ", ")))
+		return
+	case d.ext == nil:
+		d.errs = append(d.errs, &SweepError{File: d.file, Key: "external", Err: fmt.Errorf("%w: benchmark external needs it", ErrMissingKey)})
+		return
+	}
+	d.externalDefaults(s)
+	if d.failedAt("external") {
+		return
+	}
+	sizes := s.valuesOf("sizes")[0].([]uint64)
+	if err := d.ext.checkPlaceholders(len(sizes) > 0); err != nil {
+		d.errs = append(d.errs, &SweepError{File: d.file, Line: d.extLine, Key: "external", Err: err})
+		return
+	}
+	s.External = d.ext
+}
+
+// externalDefaults replaces the defaults of sizes and timeout that the
+// file leaves unset with an external sweep's.
+func (d *decoder) externalDefaults(s *Sweep) {
+	for i, p := range axes() {
+		if _, set := d.values[p]; set {
+			continue
+		}
+		switch p.name {
+		case "sizes":
+			s.values[i] = []any{[]uint64(nil)}
+		case "timeout":
+			v, _ := p.read(externalTimeout)
+			s.values[i] = []any{v}
+		}
+	}
+}
+
+// toolBenchmark is the form of an external program's benchmark, as runs
+// are stored under it: a parser's prefix, ':', the program.
+var toolBenchmark = regexp.MustCompile(`^(nccl|nvshmem|osu|fabtests|jacobi):[A-Za-z0-9_.+-]+$`)
+
+// whereBenchmark reads the benchmark of an [[expect]] where: one of
+// efaxx-runner's, or an external program's as its runs are stored
+// ("nccl:alltoall").
+var whereBenchmark = &param{name: "benchmark", read: readString(func(s string) error {
+	if toolBenchmark.MatchString(s) {
+		return nil
+	}
+	if err := oneOf("benchmark", runnerBenchmarks...)(s); err != nil {
+		return mark(ErrValue, "%w, or an external program's, as nccl:alltoall", err)
+	}
+	return nil
+})}

@@ -1,0 +1,286 @@
+package external_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"efaxx/results/external"
+	"efaxx/results/record"
+)
+
+// input reads testdata files into an Input, each the stdout of the rank
+// its name ends in (".rank1.txt"), rank 0 without one.
+func input(t *testing.T, ranks int, names ...string) external.Input {
+	t.Helper()
+	in := external.Input{Ranks: ranks}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rank := 0
+		if i := strings.Index(name, ".rank"); i >= 0 {
+			rank = int(name[i+len(".rank")] - '0')
+		}
+		in.Files = append(in.Files, external.File{Name: name, Rank: rank, Data: data})
+	}
+	return in
+}
+
+// value returns the tool value name of the sample of size and variant.
+func value(t *testing.T, res *external.Result, size uint64, variant, name string) float64 {
+	t.Helper()
+	for _, v := range res.Values {
+		if v.Size == size && v.Variant == variant && v.Name == name {
+			return v.Value
+		}
+	}
+	t.Fatalf("no tool value %s at size %d variant %q", name, size, variant)
+	return 0
+}
+
+// sample returns the sample of size and variant.
+func sample(t *testing.T, res *external.Result, size uint64, variant string) record.Sample {
+	t.Helper()
+	for _, s := range res.Samples {
+		if s.Size == size && s.Variant == variant {
+			return s
+		}
+	}
+	t.Fatalf("no sample at size %d variant %q", size, variant)
+	return record.Sample{}
+}
+
+func TestParseRecorded(t *testing.T) {
+	tests := []struct {
+		name     string
+		parser   string
+		ranks    int
+		files    []string
+		samples  int
+		problems int
+		check    func(t *testing.T, res *external.Result)
+	}{
+		{"nccl-tests alltoall, 16 GPUs", "nccl-tests", 16, []string{"nccl-tests/alltoall_16.rank0.txt", "nccl-tests/alltoall_16.rank1.txt"},
+			14, 0, func(t *testing.T, res *external.Result) {
+				// The study's 2-node row at 2048 MiB: 84.53 GB/s out of place.
+				s := sample(t, res, 2<<30, "out-of-place")
+				if got := float64(s.BytesSent) * float64(s.Iterations) / float64(s.ElapsedNs); math.Abs(got-84.53) > 0.01 {
+					t.Errorf("bytes per ns = %v, want the printed algbw 84.53 GB/s", got)
+				}
+				if s.Iterations != 1000 || s.Rank != -1 || value(t, res, 2<<30, "out-of-place", "busbw") != 79.25 {
+					t.Errorf("sample = %+v", s)
+				}
+			}},
+		{"nccl-tests -J file", "nccl-tests", 8, []string{"../../nccltests/testdata/all_gather.json"}, 8, 0, nil},
+		{"nvshmem host all-to-all", "nvshmem", 16, []string{"nvshmem/alltoall_on_stream_16.rank0.txt", "nvshmem/alltoall_on_stream_16.rank1.txt"},
+			7, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 64<<20, "int", "algbw"); got != 37.376 {
+					t.Errorf("algbw at 64 MiB = %v, want 37.376 (the study's peak)", got)
+				}
+				if s := sample(t, res, 128<<20, "int"); s.Iterations != 1000 || s.Rank != 0 || s.BytesSent != 128<<20 {
+					t.Errorf("sample = %+v", s)
+				}
+			}},
+		{"nvshmem device all-to-all", "nvshmem", 16, []string{"nvshmem/alltoall_latency_16.rank0.txt"},
+			19, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 1<<20, "32-bit/block", "algbw"); got != 2.415 {
+					t.Errorf("block algbw at 1 MiB = %v, want 2.415", got)
+				}
+				sample(t, res, 256<<10, "64-bit/warp")
+			}},
+		{"osu latency", "osu", 2, []string{"osu/latency.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
+			s := sample(t, res, 8, "")
+			if s.ElapsedNs != 1900 || s.Lat.P50 != 1900 || s.Peer != 1 || s.BytesSent != 8 || value(t, res, 8, "", "latency") != 1.9 {
+				t.Errorf("sample = %+v: want one trip of 8 bytes in 1.90 us", s)
+			}
+		}},
+		{"osu-style ping-pong, recorded here", "osu", 2, []string{"osu/pingpong_local.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
+			if got := value(t, res, 65536, "", "latency"); got != 25.38 {
+				t.Errorf("latency at 64 KiB = %v, want 25.38 as recorded", got)
+			}
+		}},
+		{"osu bandwidth", "osu", 2, []string{"osu/bw.txt"}, 23, 0, func(t *testing.T, res *external.Result) {
+			s := sample(t, res, 1<<20, "")
+			bw := value(t, res, 1<<20, "", "bandwidth") // MB/s
+			if got := float64(s.BytesSent) / float64(s.ElapsedNs) * 1e3; math.Abs(got-bw) > 1e-4*bw {
+				t.Errorf("bytes over time = %v MB/s, want %v", got, bw)
+			}
+		}},
+		{"osu all-to-all -f", "osu", 16, []string{"osu/alltoall_full.txt"}, 21, 0, func(t *testing.T, res *external.Result) {
+			s := sample(t, res, 1024, "")
+			if s.BytesSent != 15*1024 || s.Iterations != 1000 || s.Lat.Min != 38390 || s.Rank != -1 {
+				t.Errorf("sample = %+v", s)
+			}
+		}},
+		{"fabtests rdm_pingpong -m", "fabtests", 2, []string{"fabtests/rdm_pingpong.rank0.txt", "fabtests/rdm_pingpong.rank1.txt"},
+			52, 0, func(t *testing.T, res *external.Result) {
+				s := sample(t, res, 4096, "")
+				if s.BytesSent != 4096 || s.BytesRecv != 4096 || s.Iterations != 10000 {
+					t.Errorf("sample = %+v: want a ping-pong", s)
+				}
+			}},
+		{"jacobi", "jacobi", 16, []string{"jacobi/nccl_16.rank0.txt"}, 1, 0, func(t *testing.T, res *external.Result) {
+			if got := value(t, res, 16384*16384, "", "speedup"); got != 14.98 {
+				t.Errorf("speedup = %v, want 14.98", got)
+			}
+			if s := res.Samples[0]; s.Iterations != 1000 || s.ElapsedNs != 31_506_300_000 {
+				t.Errorf("sample = %+v", s)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := external.Parse(tt.parser, input(t, tt.ranks, tt.files...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Samples) != tt.samples || len(res.Problems) != tt.problems || res.Failed != "" {
+				t.Fatalf("Parse = %d samples, problems %v, failed %q; want %d samples, %d problems",
+					len(res.Samples), res.Problems, res.Failed, tt.samples, tt.problems)
+			}
+			if tt.check != nil {
+				tt.check(t, res)
+			}
+		})
+	}
+}
+
+// damage is a change to a recorded file that a parser must catch.
+type damage struct {
+	name    string
+	parser  string
+	ranks   int
+	file    string
+	change  func(string) string
+	wantErr string // in the error; "" when the parse succeeds with Failed set
+	failed  string // in Result.Failed
+}
+
+// cut drops everything after the n-th occurrence of sub, mid-line.
+func cut(sub string, n int) func(string) string {
+	return func(s string) string {
+		i := -1
+		for k := 0; k < n; k++ {
+			j := strings.Index(s[i+1:], sub)
+			if j < 0 {
+				return s
+			}
+			i += 1 + j
+		}
+		return s[:i+len(sub)]
+	}
+}
+
+// replace replaces old by new once.
+func replace(old, new string) func(string) string {
+	return func(s string) string { return strings.Replace(s, old, new, 1) }
+}
+
+// dropFrom drops every line from the first one holding sub.
+func dropFrom(sub string) func(string) string {
+	return func(s string) string {
+		i := strings.Index(s, sub)
+		return s[:strings.LastIndex(s[:i], "\n")+1]
+	}
+}
+
+func TestParseDamaged(t *testing.T) {
+	tests := []damage{
+		{"nccl truncated mid-row", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", cut("268435456", 1), "row of", ""},
+		{"nccl cut before the footer", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", dropFrom("# Out of bounds"), "cut short", ""},
+		{"nccl unknown column", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", replace("busbw", "busBW"), "unknown column header", ""},
+		{"nccl #wrong", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt",
+			replace("   84.53   79.25       0", "   84.53   79.25       3"), "", "3 wrong elements at size 2147483648"},
+		{"nvshmem truncated mid-row", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", cut("16777216", 1), "row of", ""},
+		{"nvshmem unknown column", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", replace("algbw(GB/s)", "algbw(GiB/s)"), "unknown column", ""},
+		{"nvshmem misread column", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", replace("37.376 ", "3.376  "), "misread", ""},
+		{"nvshmem no table", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", dropFrom("#alltoall"), "no results", ""},
+		{"osu truncated mid-row", "osu", 2, "osu/latency.txt", cut("1024 ", 1), "row of", ""},
+		{"osu unknown column", "osu", 2, "osu/latency.txt", replace("Latency (us)", "Latency (ms)"), "unknown column", ""},
+		{"osu validation column misses", "osu", 2, "osu/latency.txt", replace("# Size            Latency (us)", "# Size            Latency (us)          Validation"), "row of", ""},
+		{"osu validation error", "osu", 2, "osu/latency.txt",
+			func(s string) string {
+				return s + "DATA VALIDATION ERROR: ./osu_latency exited with status 1 on message size 8.\n"
+			},
+			"", "DATA VALIDATION ERROR"},
+		{"fabtests truncated", "fabtests", 2, "fabtests/rdm_pingpong.rank0.txt", cut("xfer_size: 4096", 1), "", ""},
+		{"fabtests unknown key", "fabtests", 2, "fabtests/rdm_pingpong.rank0.txt", replace("MB/sec", "MiB/sec"), "unknown key", ""},
+		{"jacobi misread", "jacobi", 16, "jacobi/nccl_16.rank0.txt", replace("14.98", "41.98"), "misread", ""},
+		{"jacobi truncated", "jacobi", 16, "jacobi/nccl_16.rank0.txt", cut("speedup:", 1), "cut short", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := input(t, tt.ranks, tt.file)
+			in.Files[0].Data = []byte(tt.change(string(in.Files[0].Data)))
+			res, err := external.Parse(tt.parser, in)
+			switch {
+			case tt.wantErr == "" && tt.failed == "" && err == nil:
+				t.Fatalf("Parse succeeded with %d samples; want an error", len(res.Samples))
+			case tt.wantErr == "" && tt.failed == "":
+				if !errors.Is(err, external.ErrFormat) {
+					t.Errorf("error %v does not match ErrFormat", err)
+				}
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, external.ErrFormat) {
+					t.Fatalf("Parse error = %v, want one holding %q", err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.file) {
+					t.Errorf("error %q does not name the file", err)
+				}
+			default:
+				if err != nil || !strings.Contains(res.Failed, tt.failed) {
+					t.Fatalf("Parse = failed %q, error %v; want the run failed with %q", res.Failed, err, tt.failed)
+				}
+			}
+		})
+	}
+}
+
+func TestParseUnknownLines(t *testing.T) {
+	in := input(t, 16, "nvshmem/alltoall_on_stream_16.rank0.txt", "nvshmem/alltoall_on_stream_16.rank1.txt")
+	in.Files[1].Data = append(in.Files[1].Data, "Segmentation fault (core dumped) in libfoo\n"...)
+	res, err := external.Parse("nvshmem", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || res.Problems[0].Error() != `nvshmem/alltoall_on_stream_16.rank1.txt:5: line not understood: "Segmentation fault (core dumped) in libfoo"` {
+		t.Errorf("problems = %v, want the one line not understood, at its file and line", res.Problems)
+	}
+	in = input(t, 16, "nccl-tests/alltoall_16.rank0.txt")
+	in.Files[0].Data = append([]byte("warning: something odd\n"), in.Files[0].Data...)
+	if res, err := external.Parse("nccl-tests", in); err != nil || len(res.Problems) != 1 || res.Problems[0].Line != 1 {
+		t.Errorf("nccl-tests problems = %v (error %v), want line 1", res.Problems, err)
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	in := input(t, 2, "osu/latency.txt")
+	in.Sizes = []uint64{1, 2, 65536}
+	if _, err := external.Parse("osu", in); err != nil {
+		t.Fatalf("sizes all present: %v", err)
+	}
+	in.Sizes = []uint64{65536, 131072}
+	if _, err := external.Parse("osu", in); err == nil || !strings.Contains(err.Error(), "no result for size 131072") {
+		t.Errorf("a size missing: error %v, want one naming 131072", err)
+	}
+}
+
+func TestBenchmark(t *testing.T) {
+	tests := []struct{ parser, program, want string }{
+		{"nccl-tests", "/opt/nccl-tests/build/all_reduce_perf", "nccl:all_reduce"},
+		{"nvshmem", "/opt/nvshmem/bin/perftest/host/coll/alltoall_on_stream", "nvshmem:alltoall_on_stream"},
+		{"osu", "osu_latency", "osu:latency"},
+		{"fabtests", "fi_rdm_pingpong", "fabtests:rdm_pingpong"},
+		{"jacobi", "/x/nvshmem", "jacobi:nvshmem"},
+	}
+	for _, tt := range tests {
+		if got := external.Benchmark(tt.parser, tt.program); got != tt.want {
+			t.Errorf("Benchmark(%q, %q) = %q, want %q", tt.parser, tt.program, got, tt.want)
+		}
+	}
+}
