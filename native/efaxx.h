@@ -75,6 +75,7 @@ typedef struct efx_info {
 	uint32_t nrails;
 	efx_rail_info rail[EFX_MAX_RAILS];
 	char gpu[256]; /* "NVIDIA H200, sm_90, 132 SMs, ..." when a GPU benchmark opened one */
+	char host_pages[64]; /* "huge pages back 128 of 128 MiB": the data buffers' page size */
 } efx_info;
 
 enum { EFX_ROLE_INITIATOR = 0, EFX_ROLE_TARGET = 1, EFX_ROLE_BOTH = 2 };

@@ -21,6 +21,7 @@
 #define EFX_ADDRLEN 256  /* room for any provider's endpoint name */
 #define EFX_MAX_SLOTS 64 /* write slots: how far a writer may run ahead of verification; a power of two */
 #define EFX_ACKS 8       /* ack receives kept posted by a writer */
+#define EFX_HUGE_PAGE (2u << 20) /* transparent huge page size on x86-64 and most arm64 */
 
 /* Remote CQ data of a write: the sender's rank and its iteration mod 2^16.
  * 32 bits, the least any provider with FI_RMA offers (efa). */

@@ -8,10 +8,12 @@
  */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <errno.h>
+#include <stdio.h>
 #include <fnmatch.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "efx.h"
 
@@ -134,13 +136,62 @@ static int reg(efx_ctx *c, efx_rail *r)
 	return 0;
 }
 
+/* alloc_buf gives buffers of 2 MiB and more transparent huge pages: the
+ * shm provider copies large messages with CMA, which pins the pages of
+ * both processes on every call, and with 4 KiB pages that pinning, not the
+ * copy, sets the pace (a third of memcpy on 4 KiB pages, par on 2 MiB ones).
+ * Where THP is off the madvise fails and the buffer keeps small pages; the
+ * fingerprint says which it got. */
 static int alloc_buf(efx_ctx *c, efx_buf *b, size_t len)
 {
 	b->len = len ? len : 1;
-	if (posix_memalign((void **)&b->ptr, 4096, b->len))
+	bool huge = b->len >= EFX_HUGE_PAGE;
+	if (posix_memalign((void **)&b->ptr, huge ? EFX_HUGE_PAGE : 4096, b->len))
 		return efx_fail(c->err, "allocate %zu bytes: out of memory", b->len);
+	if (huge)
+		madvise(b->ptr, b->len - b->len % EFX_HUGE_PAGE, MADV_HUGEPAGE);
 	memset(b->ptr, 0, b->len); /* touch every page now, on this rank's core */
 	return 0;
+}
+
+/* vma_huge_kb reads the AnonHugePages of the mapping holding p from
+ * /proc/self/smaps, and that mapping's start so a caller counts it once. */
+static uint64_t vma_huge_kb(const void *p, unsigned long *start)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long lo, hi, kb = 0;
+	bool in = false;
+	*start = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			if (in)
+				break;
+			in = lo <= (uintptr_t)p && (uintptr_t)p < hi;
+			if (in)
+				*start = lo;
+		} else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* host_pages says how much of the data buffers huge pages back. */
+static void host_pages(efx_ctx *c)
+{
+	unsigned long s0, s1;
+	uint64_t total = c->buf[BUF_SRC].len + c->buf[BUF_DST].len;
+	uint64_t huge = vma_huge_kb(c->buf[BUF_SRC].ptr, &s0) << 10;
+	uint64_t dst = vma_huge_kb(c->buf[BUF_DST].ptr, &s1) << 10;
+	if (s1 != s0)
+		huge += dst;
+	if (huge > total)
+		huge = total;
+	snprintf(c->info->host_pages, sizeof c->info->host_pages, "huge pages back %llu of %llu MiB",
+		 (unsigned long long)(huge >> 20), (unsigned long long)(total >> 20));
 }
 
 /* One rank's entry in a rail's allgather. */
@@ -284,6 +335,7 @@ int efx_fabric_open(efx_ctx *c)
 		if (reg(c, &c->rail[j]) || exchange(c, &c->rail[j]))
 			return -1;
 	fingerprint(c);
+	host_pages(c);
 	return 0;
 }
 

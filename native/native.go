@@ -82,6 +82,7 @@ type Info struct {
 	Core                              int // -1 when not pinned
 	Rails                             []Rail
 	GPU                               string // the GPU a GPU benchmark opened
+	HostPages                         string // how much of the host data buffers huge pages back
 }
 
 // Sample is one rank's measurement against one peer, or all (Peer -1), at one size.

@@ -62,7 +62,7 @@ func (p *Process) Info() Info {
 		Rank: int(in.rank), World: int(in.world), LocalRank: int(in.local_rank), LocalSize: int(in.local_size),
 		Host: C.GoString(&in.host[0]), Provider: C.GoString(&in.provider[0]), MRMode: modes,
 		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]), Core: int(in.core), Rails: rails,
-		GPU: C.GoString(&in.gpu[0]),
+		GPU: C.GoString(&in.gpu[0]), HostPages: C.GoString(&in.host_pages[0]),
 	}
 }
 

@@ -1,7 +1,8 @@
 /*
  * cma.c: the ceiling of libfabric shm's RMA path here: one process copying
  * SIZE bytes out of another's memory with process_vm_readv (Linux CMA,
- * what shm uses for large transfers), in 1 MiB pieces, ITERS times.
+ * what shm uses for large transfers), in pieces of PIECE bytes (default:
+ * the whole buffer in one call), ITERS times.
  * Prints "cma SIZE ITERS Gbps".
  */
 #define _GNU_SOURCE
@@ -10,12 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define PIECE (1 << 20)
 
 static double now(void)
 {
@@ -24,26 +24,52 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* buffer allocates as efaxx-runner does: 2 MiB aligned, transparent huge
+ * pages asked for, so the reference and the runner copy between the same
+ * kind of memory. */
+static uint8_t *buffer(size_t size)
+{
+	void *p;
+	if (posix_memalign(&p, 2 << 20, size))
+		return NULL;
+	madvise(p, size - size % (2 << 20), MADV_HUGEPAGE);
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	size_t size = argc > 1 ? strtoull(argv[1], NULL, 0) : 64 << 20;
 	int iters = argc > 2 ? atoi(argv[2]) : 20;
-	uint8_t *src, *dst;
-	if (posix_memalign((void **)&src, 4096, size) || posix_memalign((void **)&dst, 4096, size))
+	size_t piece = argc > 3 ? strtoull(argv[3], NULL, 0) : size;
+	int fds[2];
+	if (piece == 0 || pipe(fds))
 		return 1;
-	memset(src, 7, size); /* touched before the fork: the child shares it copy-on-write, read-only */
-	memset(dst, 0, size);
+	/* Each process allocates and touches its own buffer, as two ranks do:
+	 * memory shared copy-on-write by a fork would be broken into small
+	 * pages by the first copy. The child sends its buffer's address. */
 	pid_t child = fork();
 	if (child == 0) {
+		uint8_t *src = buffer(size);
+		if (!src)
+			return 1;
+		memset(src, 7, size);
+		if (write(fds[1], &src, sizeof src) != sizeof src)
+			return 1;
 		pause(); /* holds src until killed */
 		return 0;
 	}
+	uint8_t *src, *dst = buffer(size);
+	if (!dst || read(fds[0], &src, sizeof src) != sizeof src) {
+		kill(child, SIGKILL);
+		return 1;
+	}
+	memset(dst, 0, size);
 	double t0 = 0;
 	for (int i = 0; i <= iters; i++) { /* iteration 0 warms up */
 		if (i == 1)
 			t0 = now();
-		for (size_t off = 0; off < size; off += PIECE) {
-			size_t n = size - off < PIECE ? size - off : PIECE;
+		for (size_t off = 0; off < size; off += piece) {
+			size_t n = size - off < piece ? size - off : piece;
 			struct iovec l = {dst + off, n}, r = {src + off, n};
 			if (process_vm_readv(child, &l, 1, &r, 1, 0) != (ssize_t)n) {
 				perror("process_vm_readv");

@@ -15,7 +15,7 @@ func fingerprint(in native.Info, o options, p placement, start time.Time) record
 		Type: record.TypeRank, Rank: in.Rank, World: in.World, LocalRank: in.LocalRank, LocalSize: in.LocalSize,
 		Host: in.Host, PID: os.Getpid(), Benchmark: o.cfg.Benchmark,
 		Provider: in.Provider, MRMode: in.MRMode,
-		Libfabric: in.Libfabric, MPI: in.MPI, GPU: in.GPU, Version: version, Commit: commit, StartNs: start.UnixNano(),
+		Libfabric: in.Libfabric, MPI: in.MPI, GPU: in.GPU, HostPages: in.HostPages, Version: version, Commit: commit, StartNs: start.UnixNano(),
 		Pinning: p.pinning,
 	}
 	if in.Core >= 0 {

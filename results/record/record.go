@@ -53,6 +53,10 @@ type Rank struct {
 	Libfabric string   `json:"libfabric"`
 	MPI       string   `json:"mpi"`
 	GPU       string   `json:"gpu,omitempty"` // the GPU a GPU benchmark used: name, arch, SMs, driver
+	// HostPages says how much of the host data buffers transparent huge
+	// pages back ("huge pages back 128 of 128 MiB"): shm's large copies
+	// run at a third of the speed on small pages.
+	HostPages string `json:"host_pages,omitempty"`
 
 	// Rails are the endpoints this rank opened, one per NIC; absent in
 	// files written before rails existed (one rail: Domain).
