@@ -77,21 +77,38 @@ func TestParseRecorded(t *testing.T) {
 				}
 			}},
 		{"nccl-tests -J file", "nccl-tests", 8, []string{"../../nccltests/testdata/all_gather.json"}, 8, 0, nil},
-		{"nvshmem host all-to-all", "nvshmem", 16, []string{"nvshmem/alltoall_on_stream_16.rank0.txt", "nvshmem/alltoall_on_stream_16.rank1.txt"},
+		// Recorded: NVSHMEM 3.4.5 perftests on 2 H200s (testdata/nvshmem/README.md).
+		{"nvshmem host all-to-all, recorded", "nvshmem", 2, []string{"nvshmem/alltoall_on_stream_2.rank0.txt", "nvshmem/alltoall_on_stream_2.rank1.txt"},
 			7, 0, func(t *testing.T, res *external.Result) {
-				if got := value(t, res, 64<<20, "int", "algbw"); got != 37.376 {
-					t.Errorf("algbw at 64 MiB = %v, want 37.376 (the study's peak)", got)
+				if got := value(t, res, 64<<20, "int", "algbw"); got != 453.663 {
+					t.Errorf("algbw at 64 MiB = %v, want 453.663 as recorded", got)
 				}
-				if s := sample(t, res, 128<<20, "int"); s.Iterations != 1000 || s.Rank != 0 || s.BytesSent != 128<<20 {
-					t.Errorf("sample = %+v", s)
+				s := sample(t, res, 128<<20, "int")
+				if s.Iterations != 100 || s.Rank != 0 || s.BytesSent != 128<<20 || s.Lat.Min != 252064 || s.Lat.Max != 278240 {
+					t.Errorf("sample = %+v: want 100 iterations, min 252.064 us, max 278.240 us", s)
 				}
 			}},
-		{"nvshmem device all-to-all", "nvshmem", 16, []string{"nvshmem/alltoall_latency_16.rank0.txt"},
-			19, 0, func(t *testing.T, res *external.Result) {
-				if got := value(t, res, 1<<20, "32-bit/block", "algbw"); got != 2.415 {
-					t.Errorf("block algbw at 1 MiB = %v, want 2.415", got)
+		{"nvshmem host all-to-all machine-readable, recorded", "nvshmem", 2,
+			[]string{"nvshmem/alltoall_on_stream_mr_2.rank0.txt", "nvshmem/alltoall_on_stream_mr_2.rank1.txt"},
+			7, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 64<<20, "int", "latency"); got != 147.944961 {
+					t.Errorf("latency at 64 MiB = %v, want 147.944961 as recorded", got)
 				}
-				sample(t, res, 256<<10, "64-bit/warp")
+			}},
+		{"nvshmem device all-to-all, recorded", "nvshmem", 2, []string{"nvshmem/alltoall_latency_2.rank0.txt", "nvshmem/alltoall_latency_2.rank1.txt"},
+			16, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 1<<20, "32-bit/block", "algbw"); got != 19.410 {
+					t.Errorf("block algbw at 1 MiB = %v, want 19.410 as recorded", got)
+				}
+				sample(t, res, 256<<10, "64-bit/block")
+			}},
+		{"nvshmem device all-to-all, small sizes, recorded", "nvshmem", 2,
+			[]string{"nvshmem/alltoall_latency_small_2.rank0.txt", "nvshmem/alltoall_latency_small_2.rank1.txt"},
+			69, 0, func(t *testing.T, res *external.Result) {
+				if s := sample(t, res, 8, "32-bit/thread"); s.ElapsedNs != 406336 || s.Iterations != 100 {
+					t.Errorf("sample = %+v: want 100 iterations of 4.063360 us", s)
+				}
+				sample(t, res, 16384, "64-bit/warp")
 			}},
 		{"osu latency", "osu", 2, []string{"osu/latency.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
 			s := sample(t, res, 8, "")
@@ -196,10 +213,12 @@ func TestParseDamaged(t *testing.T) {
 		{"nccl unknown column", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", replace("busbw", "busBW"), "unknown column header", ""},
 		{"nccl #wrong", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt",
 			replace("   84.53   79.25       0", "   84.53   79.25       3"), "", "3 wrong elements at size 2147483648"},
-		{"nvshmem truncated mid-row", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", cut("16777216", 1), "row of", ""},
-		{"nvshmem unknown column", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", replace("algbw(GB/s)", "algbw(GiB/s)"), "unknown column", ""},
-		{"nvshmem misread column", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", replace("37.376 ", "3.376  "), "misread", ""},
-		{"nvshmem no table", "nvshmem", 16, "nvshmem/alltoall_on_stream_16.rank0.txt", dropFrom("#alltoall"), "no results", ""},
+		{"nvshmem truncated mid-row", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", cut("16777216", 1), "row of", ""},
+		{"nvshmem unknown column", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", replace("algbw(GB/s)", "algbw(GiB/s)"), "unknown column", ""},
+		{"nvshmem misread column", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", replace("453.663 ", "45.663  "), "misread", ""},
+		{"nvshmem no table", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", dropFrom("#alltoall"), "no results", ""},
+		{"nvshmem cut mid-line", "nvshmem", 2, "nvshmem/alltoall_latency_2.rank0.txt", cut("19.410", 1), "cut short", ""},
+		{"nvshmem machine-readable misread", "nvshmem", 2, "nvshmem/alltoall_on_stream_mr_2.rank0.txt", replace(" -us", " -ms"), "unknown measure", ""},
 		{"osu truncated mid-row", "osu", 2, "osu/latency.txt", cut("1024 ", 1), "row of", ""},
 		{"osu unknown column", "osu", 2, "osu/latency.txt", replace("Latency (us)", "Latency (ms)"), "unknown column", ""},
 		{"osu validation column misses", "osu", 2, "osu/latency.txt", replace("# Size            Latency (us)", "# Size            Latency (us)          Validation"), "row of", ""},
@@ -242,13 +261,13 @@ func TestParseDamaged(t *testing.T) {
 }
 
 func TestParseUnknownLines(t *testing.T) {
-	in := input(t, 16, "nvshmem/alltoall_on_stream_16.rank0.txt", "nvshmem/alltoall_on_stream_16.rank1.txt")
+	in := input(t, 2, "nvshmem/alltoall_on_stream_2.rank0.txt", "nvshmem/alltoall_on_stream_2.rank1.txt")
 	in.Files[1].Data = append(in.Files[1].Data, "Segmentation fault (core dumped) in libfoo\n"...)
 	res, err := external.Parse("nvshmem", in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Problems) != 1 || res.Problems[0].Error() != `nvshmem/alltoall_on_stream_16.rank1.txt:5: line not understood: "Segmentation fault (core dumped) in libfoo"` {
+	if len(res.Problems) != 1 || res.Problems[0].Error() != `nvshmem/alltoall_on_stream_2.rank1.txt:5: line not understood: "Segmentation fault (core dumped) in libfoo"` {
 		t.Errorf("problems = %v, want the one line not understood, at its file and line", res.Problems)
 	}
 	in = input(t, 16, "nccl-tests/alltoall_16.rank0.txt")

@@ -49,7 +49,8 @@ func FuzzParseNCCL(f *testing.F) {
 }
 
 func FuzzParseNVSHMEM(f *testing.F) {
-	fuzzParser(f, "nvshmem", "nvshmem/alltoall_on_stream_16.rank0.txt", "nvshmem/alltoall_latency_16.rank0.txt")
+	fuzzParser(f, "nvshmem", "nvshmem/alltoall_on_stream_2.rank0.txt", "nvshmem/alltoall_on_stream_mr_2.rank0.txt",
+		"nvshmem/alltoall_latency_2.rank0.txt", "nvshmem/alltoall_latency_small_2.rank0.txt")
 }
 
 func FuzzParseOSU(f *testing.F) {

@@ -23,6 +23,10 @@ import (
 // PEs, its own block included); latency is the mean time of one
 // operation in microseconds; algbw = size / latency in GB/s (1e9 B/s);
 // busbw = algbw x (PEs-1)/PEs for all-to-all.
+//
+// testdata/nvshmem holds this output as NVSHMEM 3.4.5's perftests printed it
+// (recorded on 2 H200s; README.md there): the header and row widths, the
+// trailing spaces, the empty thread and warp tables of alltoall_latency.
 
 // nvshmemColumns are the columns a perftest table may have, and the tool
 // value each keeps ("" for none).
