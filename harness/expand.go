@@ -24,6 +24,7 @@ type Point struct {
 	Timeout    time.Duration // bound on every wait in the runner
 	Chunk      uint64        // bytes per fabric operation
 	Window     int           // operations in flight per rail
+	Slots      int           // iterations a writer may run ahead of the target's verification
 	Rails      int           // endpoints per rank, one per NIC
 	Strategy   string        // how transfers spread over the rails
 	NICs       string        // NICs for the rails: names, patterns or "auto"

@@ -206,7 +206,7 @@ func TestPointParams(t *testing.T) {
 	p := mustParse(t, "name = \"p\"\nbenchmark = \"write\"\nparams.timeout = \"90m\"\n").Points()[0]
 	want := map[string]any{
 		"provider": "auto", "ranks": 2, "nodes": 1, "iterations": 100, "warmup": 10,
-		"timeout": "5400s", "chunk": uint64(1 << 20), "window": 16,
+		"timeout": "5400s", "chunk": uint64(1 << 20), "window": 16, "slots": 64,
 		"rails": 1, "strategy": "single", "nics": "auto", "pinning": "numa", "memory": "host", "link_gbps": 0.0,
 	}
 	if got := p.Params(); !reflect.DeepEqual(got, want) {
@@ -226,7 +226,7 @@ warmup = 20
 timeout = "1500ms"
 `).Points()[0]
 	want := []string{"--benchmark", "write", "--provider", "shm", "--sizes", "4096,8192,16384",
-		"--iterations", "200", "--warmup", "20", "--timeout", "1500ms", "--chunk", "1048576", "--window", "16",
+		"--iterations", "200", "--warmup", "20", "--timeout", "1500ms", "--chunk", "1048576", "--window", "16", "--slots", "64",
 		"--rails", "1", "--strategy", "single", "--nic", "auto", "--pin", "numa", "--memory", "host", "--link-gbps", "0"}
 	if got := p.RunnerArgs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("RunnerArgs() = %q, want %q", got, want)

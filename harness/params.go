@@ -50,6 +50,8 @@ var params = []*param{
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
 	{name: "window", def: int64(16), read: readInt(1, 4096), only: network,
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
+	{name: "slots", def: int64(64), read: readSlots, only: network,
+		flag: "--slots", field: bind(func(p *Point) *int { return &p.Slots })},
 	{name: "rails", def: int64(1), read: readInt(1, 16), only: network,
 		flag: "--rails", field: bind(func(p *Point) *int { return &p.Rails })},
 	{name: "strategy", def: "single", read: readString(oneOf("strategy", strategies...)), only: network,
@@ -88,6 +90,19 @@ var strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"
 // registered with CUDA; needs the CUDA plugin where it runs) and device
 // (GPU memory; needs a provider with FI_HMEM, checked where it runs).
 func memoryKind(s string) error { return oneOf("memory", "host", "pinned", "device")(s) }
+
+// readSlots reads slots: how many iterations a writer may run ahead of the
+// target's verification, a power of two up to 64 (the runner's limit).
+func readSlots(raw any) (any, error) {
+	v, err := readInt(1, 64)(raw)
+	if err != nil {
+		return nil, err
+	}
+	if n := v.(int); n&(n-1) != 0 {
+		return nil, mark(ErrValue, "%d is not a power of two: want 1, 2, 4, 8, 16, 32 or 64", n)
+	}
+	return v, nil
+}
 
 // nonEmpty accepts any string but the empty one.
 func nonEmpty(what string) func(string) error {

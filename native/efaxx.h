@@ -42,6 +42,7 @@ typedef struct efx_config {
 	uint64_t max_size;     /* largest message size; buffers are sized for it */
 	uint64_t chunk;        /* bytes per fabric operation */
 	uint32_t window;       /* operations in flight per rail */
+	uint32_t slots;        /* iterations a writer may run ahead of the target's verification, a power of two; 0: EFX_MAX_SLOTS */
 	uint64_t iterations;   /* timed iterations per size and peer */
 	uint64_t warmup;       /* untimed iterations before them */
 	int64_t timeout_ns;    /* longest wait without any progress */

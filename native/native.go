@@ -35,6 +35,7 @@ type Config struct {
 	MaxSize    uint64        // largest message size; buffers are sized for it
 	Chunk      uint64        // bytes per fabric operation
 	Window     int           // operations in flight per rail
+	Slots      int           // iterations a writer may run ahead of the target's verification, a power of two; 0: 64
 	Iterations uint64        // timed iterations per size and peer
 	Warmup     uint64        // untimed iterations before them
 	Timeout    time.Duration // longest wait without progress

@@ -258,12 +258,16 @@ int efx_wait_acks(efx_ctx *c, int peer, uint64_t n)
 }
 
 /* efx_set_slots cuts each dst region into as many slots of size as fit, a
- * power of two (so that a 16-bit tag names the slot) up to EFX_MAX_SLOTS. */
+ * power of two (so that a 16-bit tag names the slot) up to the slots asked
+ * for. Rotating slots let a writer stream without waiting for each
+ * verification; one slot reuses one buffer, as osu_bw and fi_rma_bw do,
+ * and costs an ack round trip per iteration. */
 void efx_set_slots(efx_ctx *c, uint64_t size)
 {
 	uint64_t fit = c->region_len / efx_stride(size);
+	uint32_t most = c->cfg.slots && c->cfg.slots < EFX_MAX_SLOTS ? c->cfg.slots : EFX_MAX_SLOTS;
 	uint32_t n = 1;
-	while (n * 2 <= fit && n * 2 <= EFX_MAX_SLOTS)
+	while (n * 2 <= fit && n * 2 <= most)
 		n *= 2;
 	c->nslots = n;
 	memset(c->wr_count, 0, (size_t)c->regions * EFX_MAX_SLOTS * sizeof *c->wr_count);

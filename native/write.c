@@ -8,10 +8,11 @@
  * Each op carries the sender and iteration as remote CQ data, so a target
  * learns from its own CQs when every op of an iteration has landed, on
  * whatever rail; it checks the stamps and acks. The target's buffer is cut
- * into slots: iteration i lands in slot i mod nslots, and the initiator
- * waits for the ack of that slot's last user first, so it never overwrites
- * data that has not been verified, while small messages still stream
- * nslots deep.
+ * into slots (as many as fit, at most the slots parameter): iteration i
+ * lands in slot i mod nslots, and the initiator waits for the ack of that
+ * slot's last user first, so it never overwrites data that has not been
+ * verified, while small messages still stream nslots deep. One slot is the
+ * one reused buffer of osu_bw and fi_rma_bw.
  *
  * Timing: the initiator times post-to-local-completion per iteration and the
  * whole timed phase up to the last local completion (as Libefaxx does); the

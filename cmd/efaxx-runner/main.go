@@ -154,6 +154,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 1<<20, "bytes per fabric operation")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail")
+	fs.IntVar(&o.cfg.Slots, "slots", 64, "iterations a writer may run ahead of the target's verification: a power of two, 1..64 (1: one buffer, reused)")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
 	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
 	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
@@ -218,6 +219,8 @@ func check(o options) error {
 		return errors.New("--rails must be 1..16")
 	case o.cfg.Window < 1 || o.cfg.Chunk < 1 || o.cfg.Iterations < 1 || o.cfg.Timeout <= 0:
 		return errors.New("--window, --chunk, --iterations and --timeout must be positive")
+	case o.cfg.Slots < 1 || o.cfg.Slots > 64 || o.cfg.Slots&(o.cfg.Slots-1) != 0:
+		return fmt.Errorf("--slots %d: want a power of two, 1..64", o.cfg.Slots)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,6 +129,53 @@ pinning = "none"
 				t.Error("no samples kept from before the failure")
 			}
 		})
+	}
+}
+
+// TestRunOneSlot runs the one-sided benchmarks with one target slot (one
+// buffer reused, each iteration waiting for the last one's verification)
+// on 3 ranks, then corrupts a byte under it: still verified, still caught.
+// Buffers of 2 MiB and more ask for huge pages, and the fingerprint says
+// how many they got.
+func TestRunOneSlot(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	body := `
+[params]
+provider   = ["shm", "tcp"]
+ranks      = 3
+slots      = 1
+sizes      = [1, 300001, "4MiB"]
+chunk      = "64KiB"
+iterations = 5
+warmup     = 1
+timeout    = "30s"
+pinning    = "none"
+`
+	sweep := writeFile(t, filepath.Join(dir, "one.toml"), "name = \"one-slot\"\nbenchmark = [\"write\", \"all2all\"]\n"+body)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if got := count(t, db, `SELECT COUNT(*) FROM runs r JOIN points p ON p.id = r.point_id WHERE r.status = 'ok' AND json_extract(p.params, '$.slots') = 1`); got != 4 {
+		t.Errorf("ok one-slot runs = %d, want 4", got)
+	}
+	var pages string
+	sqlRow(t, db, `SELECT json_extract(fingerprint, '$.host_pages') FROM ranks LIMIT 1`, &pages)
+	if !regexp.MustCompile(`^huge pages back \d+ of \d+ MiB$`).MatchString(pages) {
+		t.Errorf("fingerprint host_pages = %q, want \"huge pages back N of M MiB\"", pages)
+	}
+
+	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "300001")
+	bad := writeFile(t, filepath.Join(dir, "bad.toml"), "name = \"one-slot-bad\"\nbenchmark = \"write\"\n"+strings.Replace(body, `["shm", "tcp"]`, `"shm"`, 1))
+	code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, bad)
+	if code != 1 {
+		t.Fatalf("efaxx run (corrupt) = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var status, reason string
+	sqlRow(t, db, `SELECT r.status, r.reason FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps w ON w.id = p.sweep_id WHERE w.name = 'one-slot-bad'`, &status, &reason)
+	if status != "failed" || !strings.Contains(reason, "payload mismatch") {
+		t.Errorf("corrupt one-slot run = %s (%s), want failed with a payload mismatch", status, reason)
 	}
 }
 
