@@ -10,24 +10,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* buffer allocates as efaxx-runner does: 2 MiB aligned, transparent huge
- * pages asked for, so the reference and the runner copy between the same
- * kind of memory. */
-static uint8_t *buffer(size_t size)
-{
-	void *p;
-	if (posix_memalign(&p, 2 << 20, size))
-		return NULL;
-	madvise(p, size - size % (2 << 20), MADV_HUGEPAGE);
-	return p;
-}
+#include "ref.h"
 
 int main(int argc, char **argv)
 {

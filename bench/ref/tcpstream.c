@@ -18,14 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (1 << 20)
+#include "ref.h"
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define CHUNK (1 << 20)
 
 static int full(int fd, uint8_t *buf, size_t len, int send_side)
 {
