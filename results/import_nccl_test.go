@@ -44,11 +44,12 @@ func TestImportNCCLTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got := importNCCLFile(t, db, "all_reduce_16.txt")
-	if len(got) != 2 || !got[0].New || got[0].Samples != 25 || got[1].Samples != 25 || got[0].Status != record.StatusOK {
-		t.Fatalf("import = %+v, want 2 new ok runs of 25 samples", got)
+	// Recorded: nccl-tests 2.17.9 all_reduce_perf on 8 H100s (nccltests/testdata/README.md).
+	got := importNCCLFile(t, db, "h100_all_reduce_8.txt")
+	if len(got) != 2 || !got[0].New || got[0].Samples != 31 || got[1].Samples != 31 || got[0].Status != record.StatusOK {
+		t.Fatalf("import = %+v, want 2 new ok runs of 31 samples", got)
 	}
-	again := importNCCLFile(t, db, "all_reduce_16.txt")
+	again := importNCCLFile(t, db, "h100_all_reduce_8.txt")
 	if again[0].New || !again[0].Settled || again[0].ID != got[0].ID {
 		t.Errorf("second import = %+v, want the same runs, already stored", again)
 	}
@@ -56,18 +57,23 @@ func TestImportNCCLTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Benchmark != "nccl:all_reduce" || run.Params["placement"] != nccltests.OutOfPlace || run.Ranks != 16 ||
-		len(run.Hosts) != 2 || run.Executor != "nccl-tests" || run.Started.Unix() != 1_800_000_000 {
+	if run.Benchmark != "nccl:all_reduce" || run.Params["placement"] != nccltests.OutOfPlace || run.Ranks != 8 ||
+		len(run.Hosts) != 1 || run.Executor != "nccl-tests" || run.Started.Unix() != 1_800_000_000 {
 		t.Errorf("run = %+v", run)
 	}
 	stats, err := db.SizeStats(t.Context(), run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The last row prints 763.65 us and 175.76 GB/s out of place: 8 x algbw.
+	// The last row prints 40838.9 us and 210.34 GB/s out of place: 8 x algbw.
 	last := stats[len(stats)-1]
-	if last.Size != 134217728 || math.Abs(last.BwMedianGbps-8*175.76) > 0.02*8 || last.LatP50Ns != 763650 {
-		t.Errorf("last size = %+v, want 1406 Gbps (8 x 175.76 GB/s) and 763.65 us", last)
+	if last.Size != 8589934592 || math.Abs(last.BwMedianGbps-8*210.34) > 0.02*8 || last.LatP50Ns != 40838900 {
+		t.Errorf("last size = %+v, want 1683 Gbps (8 x 210.34 GB/s) and 40838.9 us", last)
+	}
+	// all_gather_perf on 8 GPUs prints size 0 for 8, 16, 32 and 64 bytes:
+	// one sample per size, the first row's.
+	if g := importNCCLFile(t, db, "h100_all_gather_8.txt"); len(g) != 2 || g[0].Samples != 28 || g[0].Status != record.StatusOK {
+		t.Errorf("all_gather import = %+v, want 2 ok runs of 28 sizes", g)
 	}
 
 	failed := importNCCLFile(t, db, "alltoall_per_iter.txt")

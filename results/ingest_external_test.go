@@ -13,21 +13,22 @@ import (
 
 // externalRun writes a run of osu_latency over 2 ranks, as efaxx-runner's
 // external mode leaves it: each rank's fingerprint and end record, rank
-// 0's output as recorded in results/external/testdata, rank 1's empty.
+// 0's output as recorded in results/external/testdata (OMB 5.3 osu_latency,
+// run here), rank 1's empty, as recorded.
 // damage changes rank 0's output.
 func externalRun(t *testing.T, uid string, damage func(string) string) string {
 	t.Helper()
 	r := newTestRun(uid, "osu:latency", 2)
 	r.manifest.Params = map[string]any{"program": "osu_latency"}
 	dir := r.write(t, t.TempDir(), "000-osu")
-	out, err := os.ReadFile("external/testdata/osu/latency.txt")
+	out, err := os.ReadFile("external/testdata/osu/omb53_latency.rank0.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, filepath.Join(dir, record.StdoutFile(0)), damage(string(out)))
 	mustWrite(t, filepath.Join(dir, record.StdoutFile(1)), "")
 	mustWrite(t, filepath.Join(dir, record.ExternalName), mustJSON(record.External{
-		Argv: []string{"osu_latency", "-m", "1:65536"}, Parser: "osu"}))
+		Argv: []string{"osu_latency"}, Parser: "osu"}))
 	return dir
 }
 
@@ -35,10 +36,10 @@ func TestIngestExternal(t *testing.T) {
 	db := MustOpenDB(t)
 	dir := externalRun(t, "ext-1", func(s string) string { return s + "a line no OSU prints\n" })
 	rep := mustIngest(t, db, dir)
-	if len(rep.Runs) != 1 || rep.Runs[0].Status != record.StatusOK || rep.Runs[0].Samples != 17 {
-		t.Fatalf("ingest = %+v, want one ok run of 17 sizes", rep.Runs)
+	if len(rep.Runs) != 1 || rep.Runs[0].Status != record.StatusOK || rep.Runs[0].Samples != 24 {
+		t.Fatalf("ingest = %+v, want one ok run of 24 sizes", rep.Runs)
 	}
-	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), "rank-00000.stdout:21: line not understood") {
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), "rank-00000.stdout:27: line not understood") {
 		t.Errorf("problems = %v, want the line not understood at its file and line", rep.Problems)
 	}
 	id := rep.Runs[0].ID
@@ -47,8 +48,8 @@ func TestIngestExternal(t *testing.T) {
 	var bad int
 	sqlDB := results.SQLDB(db)
 	if err := sqlDB.QueryRow(`SELECT value, unit FROM tool_values WHERE run_id = ? AND size = 8 AND name = 'latency'`, id).
-		Scan(&latency, &unit); err != nil || latency != 1.9 || !strings.HasPrefix(unit, "us") {
-		t.Errorf("tool value latency at 8 B = %v %q (%v), want 1.9 us", latency, unit, err)
+		Scan(&latency, &unit); err != nil || latency != 0.47 || !strings.HasPrefix(unit, "us") {
+		t.Errorf("tool value latency at 8 B = %v %q (%v), want 0.47 us", latency, unit, err)
 	}
 	if err := sqlDB.QueryRow(`SELECT json_extract(fingerprint, '$.external.parser') FROM runs WHERE id = ?`, id).
 		Scan(&parser); err != nil || parser != "osu" {
@@ -87,16 +88,16 @@ func TestIngestExternalDamaged(t *testing.T) {
 func TestMetricsOfToolValues(t *testing.T) {
 	db := MustOpenDB(t)
 	mustIngest(t, db, externalRun(t, "ext-m", func(s string) string { return s }))
-	importNCCLFile(t, db, "all_reduce_16.txt")
+	importNCCLFile(t, db, "h100_all_reduce_8.txt")
 	tests := []struct {
 		metric, benchmark string
 		size              uint64
 		want              float64
 	}{
-		{"lat_us", "osu:latency", 8, 1.9},               // one way: the round trip halved
-		{"tool:latency", "osu:latency", 8, 1.9},         // as OSU printed it
-		{"busbw", "nccl:all_reduce", 134217728, 329.54}, // as nccl-tests printed it, not computed
-		{"algbw", "nccl:all_reduce", 134217728, 175.76},
+		{"lat_us", "osu:latency", 8, 0.47},               // one way: the round trip halved
+		{"tool:latency", "osu:latency", 8, 0.47},         // as OSU printed it
+		{"busbw", "nccl:all_reduce", 8589934592, 368.09}, // as nccl-tests printed it, not computed
+		{"algbw", "nccl:all_reduce", 8589934592, 210.34},
 	}
 	for _, tt := range tests {
 		m, err := results.LookupMetric(tt.metric)

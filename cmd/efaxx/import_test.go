@@ -38,26 +38,26 @@ func TestImportBaselineAndCompare(t *testing.T) {
 func TestImportNCCLTests(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "test.db")
 	dir := "../../results/nccltests/testdata/"
-	code, stdout, stderr := efaxx(t, "--db", db, "import", "nccl-tests", dir+"all_reduce_16.txt", dir+"all_gather.json")
-	if code != 0 || strings.Count(stdout, " new: ") != 4 || !strings.Contains(stdout, "nccl:all_reduce out-of-place float sum, 25 sizes, ok") {
+	code, stdout, stderr := efaxx(t, "--db", db, "import", "nccl-tests", dir+"h100_all_reduce_8.txt", dir+"all_gather.json")
+	if code != 0 || strings.Count(stdout, " new: ") != 4 || !strings.Contains(stdout, "nccl:all_reduce out-of-place float sum, 31 sizes, ok") {
 		t.Fatalf("efaxx import nccl-tests = %d\n%s%s", code, stdout, stderr)
 	}
-	if got := runIDs(t, db, "--benchmark", "nccl:all_reduce", "--param", "placement=in-place", "--host", "p5-node-02"); len(got) != 1 {
-		t.Errorf("imported in-place all_reduce runs on p5-node-02 = %v, want one", got)
+	if got := runIDs(t, db, "--benchmark", "nccl:all_reduce", "--param", "placement=in-place", "--host", "gpu-dp-2jvzl-pqq7p"); len(got) != 1 {
+		t.Errorf("imported in-place all_reduce runs on gpu-dp-2jvzl-pqq7p = %v, want one", got)
 	}
 	code, stdout, _ = efaxx(t, "--db", db, "import", "nccl-tests", dir+"alltoall_per_iter.txt")
 	if code != 1 || !strings.Contains(stdout, "failed: nccl-tests data check: 3 wrong elements at size 1048576") {
 		t.Errorf("import of a failed data check = %d, want 1\n%s", code, stdout)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.log")
-	text, err := os.ReadFile(dir + "all_reduce_16.txt")
+	text, err := os.ReadFile(dir + "h100_all_reduce_8.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bad, []byte(strings.Replace(string(text), "  175.76  ", "  1.7e+02x ", 1)), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(text), "  210.34  ", "  2.1e+02x ", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", bad); code != 1 || !strings.Contains(stderr, bad+":52: algbw \"1.7e+02x\"") {
-		t.Errorf("import of a bad file = %d, %q; want 1 naming line 52", code, stderr)
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", bad); code != 1 || !strings.Contains(stderr, bad+":48: algbw \"2.1e+02x\"") {
+		t.Errorf("import of a bad file = %d, %q; want 1 naming line 48", code, stderr)
 	}
 }

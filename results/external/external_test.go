@@ -65,6 +65,29 @@ func TestParseRecorded(t *testing.T) {
 		problems int
 		check    func(t *testing.T, res *external.Result)
 	}{
+		// Recorded: nccl-tests 2.17.9 on 8 H100s, one process (../../nccltests/testdata/README.md).
+		{"nccl-tests all_reduce, 8 GPUs, recorded", "nccl-tests", 1, []string{"../../nccltests/testdata/h100_all_reduce_8.txt"},
+			62, 0, func(t *testing.T, res *external.Result) {
+				s := sample(t, res, 8<<30, "out-of-place")
+				if got := float64(s.BytesSent) * float64(s.Iterations) / float64(s.ElapsedNs); math.Abs(got-210.34) > 0.01 {
+					t.Errorf("bytes per ns = %v, want the printed algbw 210.34 GB/s", got)
+				}
+				if s.Iterations != 20 || s.Rank != -1 || value(t, res, 8<<30, "in-place", "busbw") != 368.62 {
+					t.Errorf("sample = %+v", s)
+				}
+			}},
+		{"nccl-tests all_gather, 8 GPUs, sizes rounded to 0, recorded", "nccl-tests", 1, []string{"../../nccltests/testdata/h100_all_gather_8.txt"},
+			56, 0, func(t *testing.T, res *external.Result) {
+				// Four rows of size 0 (8 to 64 bytes rounded down): the first is kept.
+				if got := value(t, res, 0, "out-of-place", "time"); got != 0.88 {
+					t.Errorf("time at size 0 = %v, want the first row's 0.88 us", got)
+				}
+				if res.Fingerprint["repeated_size_rows"] != 3 {
+					t.Errorf("fingerprint = %v, want 3 repeated rows", res.Fingerprint)
+				}
+			}},
+		// Written by hand, the study's published row: it serves the baseline
+		// comparison of cmd/efaxx, and a rank 1 that prints NCCL's log only.
 		{"nccl-tests alltoall, 16 GPUs", "nccl-tests", 16, []string{"nccl-tests/alltoall_16.rank0.txt", "nccl-tests/alltoall_16.rank1.txt"},
 			14, 0, func(t *testing.T, res *external.Result) {
 				// The study's 2-node row at 2048 MiB: 84.53 GB/s out of place.
@@ -76,6 +99,7 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("sample = %+v", s)
 				}
 			}},
+		// Written by hand: no -J output is recorded yet.
 		{"nccl-tests -J file", "nccl-tests", 8, []string{"../../nccltests/testdata/all_gather.json"}, 8, 0, nil},
 		// Recorded: NVSHMEM 3.4.5 perftests on 2 H200s (testdata/nvshmem/README.md).
 		{"nvshmem host all-to-all, recorded", "nvshmem", 2, []string{"nvshmem/alltoall_on_stream_2.rank0.txt", "nvshmem/alltoall_on_stream_2.rank1.txt"},
@@ -110,30 +134,62 @@ func TestParseRecorded(t *testing.T) {
 				}
 				sample(t, res, 16384, "64-bit/warp")
 			}},
-		{"osu latency", "osu", 2, []string{"osu/latency.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
-			s := sample(t, res, 8, "")
-			if s.ElapsedNs != 1900 || s.Lat.P50 != 1900 || s.Peer != 1 || s.BytesSent != 8 || value(t, res, 8, "", "latency") != 1.9 {
-				t.Errorf("sample = %+v: want one trip of 8 bytes in 1.90 us", s)
-			}
-		}},
+		// Recorded here: OMB 5.3 osu_latency and osu_bw, 2 ranks over shared
+		// memory (testdata/osu/README.md).
+		{"osu latency, OMB 5.3, recorded", "osu", 2, []string{"osu/omb53_latency.rank0.txt", "osu/omb53_latency.rank1.txt"},
+			24, 0, func(t *testing.T, res *external.Result) {
+				s := sample(t, res, 8, "")
+				if s.ElapsedNs != 470 || s.Lat.P50 != 470 || s.Peer != 1 || s.BytesSent != 8 || value(t, res, 8, "", "latency") != 0.47 {
+					t.Errorf("sample = %+v: want one trip of 8 bytes in 0.47 us", s)
+				}
+				if res.Fingerprint["test"] != "Latency" || res.Fingerprint["version"] != "5.3" {
+					t.Errorf("fingerprint = %v", res.Fingerprint)
+				}
+				sample(t, res, 0, "") // osu_latency starts at 0 bytes
+			}},
 		{"osu-style ping-pong, recorded here", "osu", 2, []string{"osu/pingpong_local.txt"}, 17, 0, func(t *testing.T, res *external.Result) {
 			if got := value(t, res, 65536, "", "latency"); got != 25.38 {
 				t.Errorf("latency at 64 KiB = %v, want 25.38 as recorded", got)
 			}
 		}},
-		{"osu bandwidth", "osu", 2, []string{"osu/bw.txt"}, 23, 0, func(t *testing.T, res *external.Result) {
-			s := sample(t, res, 1<<20, "")
-			bw := value(t, res, 1<<20, "", "bandwidth") // MB/s
-			if got := float64(s.BytesSent) / float64(s.ElapsedNs) * 1e3; math.Abs(got-bw) > 1e-4*bw {
-				t.Errorf("bytes over time = %v MB/s, want %v", got, bw)
-			}
-		}},
+		{"osu bandwidth, OMB 5.3, recorded", "osu", 2, []string{"osu/omb53_bw.rank0.txt", "osu/omb53_bw.rank1.txt"},
+			23, 0, func(t *testing.T, res *external.Result) {
+				s := sample(t, res, 1<<20, "")
+				bw := value(t, res, 1<<20, "", "bandwidth") // MB/s
+				if got := float64(s.BytesSent) / float64(s.ElapsedNs) * 1e3; bw != 15141.15 || math.Abs(got-bw) > 1e-4*bw {
+					t.Errorf("bytes over time = %v MB/s, want %v (15141.15 as recorded)", got, bw)
+				}
+			}},
+		// Recorded on CSCS's Alps (GH200, Slingshot 11), OMB 7.5, published in
+		// eth-cscs/cscs-docs (testdata/osu/README.md).
+		{"osu bandwidth --validation, OMB 7.5, published", "osu", 2, []string{"osu/cscs_bw_intranode.txt"},
+			23, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 4<<20, "", "bandwidth"); got != 23980.15 {
+					t.Errorf("bandwidth at 4 MiB = %v, want 23980.15", got)
+				}
+			}},
+		{"osu-cuda bandwidth, OMB 7.5, published", "osu", 2, []string{"osu/cscs_bw_cuda_internode_nocxi.txt"}, 23, 0, nil},
+		{"osu all-to-all --validation, 8 ranks, OMB 7.5, published", "osu", 8, []string{"osu/cscs_alltoall_8.txt"},
+			21, 0, func(t *testing.T, res *external.Result) {
+				s := sample(t, res, 1024, "")
+				if s.BytesSent != 7*1024 || s.BytesRecv != 7*1024 || s.Iterations != 1 || s.ElapsedNs != 13370 || s.Rank != -1 {
+					t.Errorf("sample = %+v: want 1 KiB to and from 7 ranks in 13.37 us", s)
+				}
+			}},
+		{"osu-cuda all-to-all, 8 ranks, OMB 7.5, published", "osu", 8, []string{"osu/cscs_alltoall_cuda_8.txt"},
+			21, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 1<<20, "", "avg_latency"); got != 486.89 {
+					t.Errorf("latency at 1 MiB = %v, want 486.89", got)
+				}
+			}},
+		// Written by hand: no -f output (Min, Max, Iterations) is recorded.
 		{"osu all-to-all -f", "osu", 16, []string{"osu/alltoall_full.txt"}, 21, 0, func(t *testing.T, res *external.Result) {
 			s := sample(t, res, 1024, "")
 			if s.BytesSent != 15*1024 || s.Iterations != 1000 || s.Lat.Min != 38390 || s.Rank != -1 {
 				t.Errorf("sample = %+v", s)
 			}
 		}},
+		// Written by hand: no fabtests output is recorded (testdata/README.md).
 		{"fabtests rdm_pingpong -m", "fabtests", 2, []string{"fabtests/rdm_pingpong.rank0.txt", "fabtests/rdm_pingpong.rank1.txt"},
 			52, 0, func(t *testing.T, res *external.Result) {
 				s := sample(t, res, 4096, "")
@@ -141,6 +197,7 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("sample = %+v: want a ping-pong", s)
 				}
 			}},
+		// Written by hand (testdata/README.md).
 		{"jacobi", "jacobi", 16, []string{"jacobi/nccl_16.rank0.txt"}, 1, 0, func(t *testing.T, res *external.Result) {
 			if got := value(t, res, 16384*16384, "", "speedup"); got != 14.98 {
 				t.Errorf("speedup = %v, want 14.98", got)
@@ -166,6 +223,12 @@ func TestParseRecorded(t *testing.T) {
 		})
 	}
 }
+
+// Recorded files the damaged-input tests change (README.md of each folder).
+const (
+	ncclRecorded = "../../nccltests/testdata/h100_all_reduce_8.txt"
+	osuRecorded  = "osu/omb53_latency.rank0.txt"
+)
 
 // damage is a change to a recorded file that a parser must catch.
 type damage struct {
@@ -208,21 +271,25 @@ func dropFrom(sub string) func(string) string {
 
 func TestParseDamaged(t *testing.T) {
 	tests := []damage{
-		{"nccl truncated mid-row", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", cut("268435456", 1), "row of", ""},
-		{"nccl cut before the footer", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", dropFrom("# Out of bounds"), "cut short", ""},
-		{"nccl unknown column", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt", replace("busbw", "busBW"), "unknown column header", ""},
-		{"nccl #wrong", "nccl-tests", 16, "nccl-tests/alltoall_16.rank0.txt",
-			replace("   84.53   79.25       0", "   84.53   79.25       3"), "", "3 wrong elements at size 2147483648"},
+		{"nccl truncated mid-row", "nccl-tests", 1, ncclRecorded, cut("268435456", 1), "row of", ""},
+		{"nccl cut before the footer", "nccl-tests", 1, ncclRecorded, dropFrom("# Out of bounds"), "cut short", ""},
+		{"nccl unknown column", "nccl-tests", 1, ncclRecorded, replace("busbw", "busBW"), "unknown column header", ""},
+		{"nccl misread column", "nccl-tests", 1, ncclRecorded, replace("  210.34  368.09", "  368.09  210.34"), "misread", ""},
+		{"nccl #wrong", "nccl-tests", 1, ncclRecorded,
+			replace("  210.34  368.09       0", "  210.34  368.09       3"), "", "3 wrong elements at size 8589934592"},
 		{"nvshmem truncated mid-row", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", cut("16777216", 1), "row of", ""},
 		{"nvshmem unknown column", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", replace("algbw(GB/s)", "algbw(GiB/s)"), "unknown column", ""},
 		{"nvshmem misread column", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", replace("453.663 ", "45.663  "), "misread", ""},
 		{"nvshmem no table", "nvshmem", 2, "nvshmem/alltoall_on_stream_2.rank0.txt", dropFrom("#alltoall"), "no results", ""},
 		{"nvshmem cut mid-line", "nvshmem", 2, "nvshmem/alltoall_latency_2.rank0.txt", cut("19.410", 1), "cut short", ""},
 		{"nvshmem machine-readable misread", "nvshmem", 2, "nvshmem/alltoall_on_stream_mr_2.rank0.txt", replace(" -us", " -ms"), "unknown measure", ""},
-		{"osu truncated mid-row", "osu", 2, "osu/latency.txt", cut("1024 ", 1), "row of", ""},
-		{"osu unknown column", "osu", 2, "osu/latency.txt", replace("Latency (us)", "Latency (ms)"), "unknown column", ""},
-		{"osu validation column misses", "osu", 2, "osu/latency.txt", replace("# Size            Latency (us)", "# Size            Latency (us)          Validation"), "row of", ""},
-		{"osu validation error", "osu", 2, "osu/latency.txt",
+		{"osu truncated mid-row", "osu", 2, osuRecorded, cut("1024 ", 1), "row of", ""},
+		{"osu unknown column", "osu", 2, osuRecorded, replace("Latency (us)", "Latency (ms)"), "unknown column", ""},
+		{"osu validation column misses", "osu", 2, osuRecorded, replace("# Size          Latency (us)", "# Size          Latency (us)        Validation"), "row of", ""},
+		{"osu validation failed", "osu", 8, "osu/cscs_alltoall_8.txt", replace("Pass", "Fail"), "", "OSU validation failed"},
+		{"osu validation cell", "osu", 8, "osu/cscs_alltoall_8.txt", replace("Pass", "Passed"), "validation \"Passed\"", ""},
+		{"osu cut mid-line", "osu", 2, "osu/cscs_bw_intranode.txt", cut("23980", 1), "cut short", ""},
+		{"osu validation error", "osu", 2, osuRecorded,
 			func(s string) string {
 				return s + "DATA VALIDATION ERROR: ./osu_latency exited with status 1 on message size 8.\n"
 			},
@@ -270,7 +337,7 @@ func TestParseUnknownLines(t *testing.T) {
 	if len(res.Problems) != 1 || res.Problems[0].Error() != `nvshmem/alltoall_on_stream_2.rank1.txt:5: line not understood: "Segmentation fault (core dumped) in libfoo"` {
 		t.Errorf("problems = %v, want the one line not understood, at its file and line", res.Problems)
 	}
-	in = input(t, 16, "nccl-tests/alltoall_16.rank0.txt")
+	in = input(t, 1, ncclRecorded)
 	in.Files[0].Data = append([]byte("warning: something odd\n"), in.Files[0].Data...)
 	if res, err := external.Parse("nccl-tests", in); err != nil || len(res.Problems) != 1 || res.Problems[0].Line != 1 {
 		t.Errorf("nccl-tests problems = %v (error %v), want line 1", res.Problems, err)
@@ -278,14 +345,14 @@ func TestParseUnknownLines(t *testing.T) {
 }
 
 func TestParseSizes(t *testing.T) {
-	in := input(t, 2, "osu/latency.txt")
-	in.Sizes = []uint64{1, 2, 65536}
+	in := input(t, 2, osuRecorded)
+	in.Sizes = []uint64{0, 1, 2, 65536, 4 << 20}
 	if _, err := external.Parse("osu", in); err != nil {
 		t.Fatalf("sizes all present: %v", err)
 	}
-	in.Sizes = []uint64{65536, 131072}
-	if _, err := external.Parse("osu", in); err == nil || !strings.Contains(err.Error(), "no result for size 131072") {
-		t.Errorf("a size missing: error %v, want one naming 131072", err)
+	in.Sizes = []uint64{65536, 8 << 20}
+	if _, err := external.Parse("osu", in); err == nil || !strings.Contains(err.Error(), "no result for size 8388608") {
+		t.Errorf("a size missing: error %v, want one naming 8388608", err)
 	}
 }
 

@@ -45,7 +45,8 @@ func fuzzParser(f *testing.F, parser string, seeds ...string) {
 }
 
 func FuzzParseNCCL(f *testing.F) {
-	fuzzParser(f, "nccl-tests", "nccl-tests/alltoall_16.rank0.txt", "../../nccltests/testdata/all_gather.json")
+	fuzzParser(f, "nccl-tests", "../../nccltests/testdata/h100_all_reduce_8.txt", "../../nccltests/testdata/h100_all_gather_8.txt",
+		"../../nccltests/testdata/all_gather.json")
 }
 
 func FuzzParseNVSHMEM(f *testing.F) {
@@ -54,7 +55,8 @@ func FuzzParseNVSHMEM(f *testing.F) {
 }
 
 func FuzzParseOSU(f *testing.F) {
-	fuzzParser(f, "osu", "osu/latency.txt", "osu/bw.txt", "osu/alltoall_full.txt")
+	fuzzParser(f, "osu", "osu/omb53_latency.rank0.txt", "osu/omb53_bw.rank0.txt", "osu/cscs_alltoall_8.txt",
+		"osu/cscs_bw_intranode.txt", "osu/alltoall_full.txt")
 }
 
 func FuzzParseFabtests(f *testing.F) {

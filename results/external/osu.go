@@ -12,7 +12,9 @@ import (
 // The OSU micro-benchmarks (OMB 7.x, c/util/osu_util_mpi.c print_header,
 // print_only_header, print_stats) print from rank 0 a title, a
 // "# Datatype:" line per datatype, a "# Size" column header and a row per
-// size, "%-10d" then each column in 20 characters ("%20.2f"):
+// size, "%-10d" then each column in FIELD_WIDTH characters ("%*.2f": 20 by
+// the headers' default, 18 as configure defines it); OMB 5.x the same
+// without "# Datatype:" (testdata/osu holds both, recorded):
 //
 //	# OSU MPI Latency Test v7.4
 //	# Size          Latency (us)

@@ -18,12 +18,20 @@ const (
 type Group struct {
 	Type, Redop string
 	Root        int
-	Rows        []Row
+	Rows        []Row // one row per size, in file order
+	// Repeated holds the rows whose size an earlier row of the group
+	// already has. nccl-tests rounds each requested size down to a whole
+	// number of elements per rank, so small sizes can collapse onto one:
+	// all_gather_perf on 8 GPUs prints size 0 four times, for 8, 16, 32
+	// and 64 bytes (recorded, testdata/h100_all_gather_8.txt). A run keeps
+	// one sample per size, the first row's.
+	Repeated []Row
 }
 
 // Groups splits the rows by type, reduction and root, in file order: a
 // file of -d all or -o all holds several tables.
 func (r *Result) Groups() []*Group {
+	seen := map[*Group]map[uint64]bool{}
 	var out []*Group
 	index := map[string]*Group{}
 	for _, row := range r.Rows {
@@ -33,7 +41,13 @@ func (r *Result) Groups() []*Group {
 			g = &Group{Type: row.Type, Redop: row.Redop, Root: row.Root}
 			index[key] = g
 			out = append(out, g)
+			seen[g] = map[uint64]bool{}
 		}
+		if seen[g][row.Size] {
+			g.Repeated = append(g.Repeated, row)
+			continue
+		}
+		seen[g][row.Size] = true
 		g.Rows = append(g.Rows, row)
 	}
 	return out
@@ -125,6 +139,13 @@ func (r *Result) Fingerprint() map[string]any {
 		"avg_bus_bandwidth_GBps": r.AvgBusBw, "busbw_over_algbw": r.busFactor()}
 	if r.Iterations == 0 {
 		fp["iterations_unknown"] = true
+	}
+	repeated := 0
+	for _, g := range r.Groups() {
+		repeated += len(g.Repeated)
+	}
+	if repeated > 0 {
+		fp["repeated_size_rows"] = repeated // rows left out: their size came before (Group)
 	}
 	return fp
 }
