@@ -50,7 +50,7 @@ var params = []*param{
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
 	{name: "window", def: int64(16), read: readInt(1, 4096), only: network,
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
-	{name: "slots", def: int64(64), read: readSlots, only: network,
+	{name: "slots", def: int64(64), read: readSlots, only: []string{"write", "all2all", "proxy"},
 		flag: "--slots", field: bind(func(p *Point) *int { return &p.Slots })},
 	{name: "rails", def: int64(1), read: readInt(1, 16), only: network,
 		flag: "--rails", field: bind(func(p *Point) *int { return &p.Rails })},

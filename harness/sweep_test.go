@@ -318,7 +318,7 @@ func TestParseDefaults(t *testing.T) {
 	}
 	want := []string{"--benchmark", "sendrecv", "--provider", "auto",
 		"--sizes", "4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304",
-		"--iterations", "100", "--warmup", "10", "--timeout", "60s", "--chunk", "1048576", "--window", "16", "--slots", "64",
+		"--iterations", "100", "--warmup", "10", "--timeout", "60s", "--chunk", "1048576", "--window", "16",
 		"--rails", "1", "--strategy", "single", "--nic", "auto", "--pin", "numa", "--memory", "host", "--link-gbps", "0"}
 	if got := p[0].RunnerArgs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("RunnerArgs() = %q, want %q", got, want)

@@ -10,7 +10,7 @@
 #SBATCH --time=10
 # efaxx job 1 of 1: sweep plain (sha256 117aa99e9252), session 20261122-120000-abcd1234
 # allocation: nodes=1 ranks=2; one srun step per point:
-#   step 0: point 0, sendrecv (477ef1fac14d1ed2)
+#   step 0: point 0, sendrecv (92087ab5578e5dae)
 #   step 1: point 1, write (05c0a79bd7670a0c)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
@@ -55,16 +55,16 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p000-477ef1fac14d1ed2
-efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-477ef1fac14d1ed2 srun \
-	--job-name=p000-477ef1fac14d1ed2 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmix \
+# step 0: p000-92087ab5578e5dae
+efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5dae srun \
+	--job-name=p000-92087ab5578e5dae --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmix \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/plain/20261122-120000-abcd1234/000-477ef1fac14d1ed2/step-%J.out \
+	--output=/shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5dae/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp \
 	--sizes 4096,16384,65536,262144,1048576,4194304,16777216,67108864 --iterations 20 --warmup 2 \
-	--timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 --strategy single --nic nic0 \
-	--pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-477ef1fac14d1ed2
+	--timeout 60s --chunk 1048576 --window 16 --rails 1 --strategy single --nic nic0 --pin numa \
+	--memory host --link-gbps 0 \
+	--out /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5dae
 
 # step 1: p001-05c0a79bd7670a0c
 efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/001-05c0a79bd7670a0c srun \

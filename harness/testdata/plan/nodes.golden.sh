@@ -8,8 +8,8 @@
 #SBATCH --ntasks-per-node=2
 # efaxx job 1 of 3: sweep scaling (sha256 f46776effe90), session 20261122-120000-abcd1234
 # allocation: nodes=1 ranks=2; one srun step per point:
-#   step 0: point 0, sendrecv provider=tcp nodes=1 (b8462acaa1364aac)
-#   step 1: point 3, sendrecv provider=shm nodes=1 (e263be524f467fc3)
+#   step 0: point 0, sendrecv provider=tcp nodes=1 (2fff4d7db9ea1482)
+#   step 1: point 3, sendrecv provider=shm nodes=1 (9c89edf8da5ae4bf)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -53,25 +53,25 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p000-b8462acaa1364aac
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-b8462acaa1364aac srun \
-	--job-name=p000-b8462acaa1364aac --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
+# step 0: p000-2fff4d7db9ea1482
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482 srun \
+	--job-name=p000-2fff4d7db9ea1482 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-b8462acaa1364aac/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-b8462acaa1364aac
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482
 
-# step 1: p003-e263be524f467fc3
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-e263be524f467fc3 srun \
-	--job-name=p003-e263be524f467fc3 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
+# step 1: p003-9c89edf8da5ae4bf
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf srun \
+	--job-name=p003-9c89edf8da5ae4bf --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-e263be524f467fc3/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-e263be524f467fc3
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf
 
 exit "$efaxx_failed"
 ### job 1: nodes=2 ranks=4
@@ -84,8 +84,8 @@ exit "$efaxx_failed"
 #SBATCH --ntasks-per-node=2
 # efaxx job 2 of 3: sweep scaling (sha256 f46776effe90), session 20261122-120000-abcd1234
 # allocation: nodes=2 ranks=4; one srun step per point:
-#   step 0: point 1, sendrecv provider=tcp nodes=2 (a12ddd49e7677306)
-#   step 1: point 4, sendrecv provider=shm nodes=2 (266c2c0ecd0b002e)
+#   step 0: point 1, sendrecv provider=tcp nodes=2 (350ca0015bdb81a6)
+#   step 1: point 4, sendrecv provider=shm nodes=2 (94f4a7423ab03a93)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -129,25 +129,25 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p001-a12ddd49e7677306
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-a12ddd49e7677306 srun \
-	--job-name=p001-a12ddd49e7677306 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
+# step 0: p001-350ca0015bdb81a6
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6 srun \
+	--job-name=p001-350ca0015bdb81a6 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-a12ddd49e7677306/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-a12ddd49e7677306
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6
 
-# step 1: p004-266c2c0ecd0b002e
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-266c2c0ecd0b002e srun \
-	--job-name=p004-266c2c0ecd0b002e --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
+# step 1: p004-94f4a7423ab03a93
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93 srun \
+	--job-name=p004-94f4a7423ab03a93 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-266c2c0ecd0b002e/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-266c2c0ecd0b002e
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93
 
 exit "$efaxx_failed"
 ### job 2: nodes=4 ranks=8
@@ -160,8 +160,8 @@ exit "$efaxx_failed"
 #SBATCH --ntasks-per-node=2
 # efaxx job 3 of 3: sweep scaling (sha256 f46776effe90), session 20261122-120000-abcd1234
 # allocation: nodes=4 ranks=8; one srun step per point:
-#   step 0: point 2, sendrecv provider=tcp nodes=4 (c4148ea1b4b6f31b)
-#   step 1: point 5, sendrecv provider=shm nodes=4 (1501da4f45ebb3f1)
+#   step 0: point 2, sendrecv provider=tcp nodes=4 (e4bfdded8c7f1ff0)
+#   step 1: point 5, sendrecv provider=shm nodes=4 (9a5d9db0e42296dd)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -205,24 +205,24 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p002-c4148ea1b4b6f31b
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-c4148ea1b4b6f31b srun \
-	--job-name=p002-c4148ea1b4b6f31b --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
+# step 0: p002-e4bfdded8c7f1ff0
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0 srun \
+	--job-name=p002-e4bfdded8c7f1ff0 --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-c4148ea1b4b6f31b/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-c4148ea1b4b6f31b
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0
 
-# step 1: p005-1501da4f45ebb3f1
-efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-1501da4f45ebb3f1 srun \
-	--job-name=p005-1501da4f45ebb3f1 --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
+# step 1: p005-9a5d9db0e42296dd
+efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd srun \
+	--job-name=p005-9a5d9db0e42296dd --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-1501da4f45ebb3f1/step-%J.out \
+	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-1501da4f45ebb3f1
+	--out /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd
 
 exit "$efaxx_failed"
