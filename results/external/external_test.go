@@ -99,8 +99,15 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("sample = %+v", s)
 				}
 			}},
-		// Written by hand: no -J output is recorded yet.
-		{"nccl-tests -J file", "nccl-tests", 8, []string{"../../nccltests/testdata/all_gather.json"}, 8, 0, nil},
+		// Recorded: nccl-tests -J on 2 H200s (../../nccltests/testdata/README.md).
+		{"nccl-tests -J file, 2 GPUs, recorded", "nccl-tests", 2, []string{"../../nccltests/testdata/h200_alltoall_2.json"},
+			26, 0, func(t *testing.T, res *external.Result) {
+				if got := value(t, res, 128<<20, "out-of-place", "busbw"); got != 267.669893 {
+					t.Errorf("busbw at 128 MiB = %v, want the recorded 267.669893", got)
+				}
+			}},
+		// Written by hand: JSON file version 2, none recorded.
+		{"nccl-tests -J file, version 2", "nccl-tests", 8, []string{"../../nccltests/testdata/all_gather.json"}, 8, 0, nil},
 		// Recorded: NVSHMEM 3.4.5 perftests on 2 H200s (testdata/nvshmem/README.md).
 		{"nvshmem host all-to-all, recorded", "nvshmem", 2, []string{"nvshmem/alltoall_on_stream_2.rank0.txt", "nvshmem/alltoall_on_stream_2.rank1.txt"},
 			7, 0, func(t *testing.T, res *external.Result) {

@@ -46,6 +46,7 @@ func fuzzParser(f *testing.F, parser string, seeds ...string) {
 
 func FuzzParseNCCL(f *testing.F) {
 	fuzzParser(f, "nccl-tests", "../../nccltests/testdata/h100_all_reduce_8.txt", "../../nccltests/testdata/h100_all_gather_8.txt",
+		"../../nccltests/testdata/h200_all_reduce_2.json", "../../nccltests/testdata/h200_alltoall_2.txt",
 		"../../nccltests/testdata/all_gather.json")
 }
 

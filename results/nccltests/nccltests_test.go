@@ -49,6 +49,21 @@ func TestParseText(t *testing.T) {
 	}
 }
 
+// TestParseText_NotChecked reads recorded alltoall_perf output of 2 H200s
+// (testdata/README.md): its in-place column prints #wrong as N/A, a
+// placement nccl-tests did not check, not a failure.
+func TestParseText_NotChecked(t *testing.T) {
+	r := mustParse(t, "h200_alltoall_2.txt")
+	if r.Program != "alltoall_perf" || r.NCCLVersion != 22809 || len(r.Devices) != 2 || len(r.Rows) != 13 || r.Wrong != 0 {
+		t.Fatalf("Parse = %+v", r)
+	}
+	last := r.Rows[12]
+	if last.Size != 134217728 || last.OutOfPlace.BusBw != 265.57 || *last.OutOfPlace.Wrong != 0 ||
+		last.InPlace.TimeUs != 246.71 || last.InPlace.Wrong != nil {
+		t.Errorf("last row = %+v, out %+v, in %+v", last, *last.OutOfPlace, *last.InPlace)
+	}
+}
+
 // TestParseText_RepeatedSizes reads recorded all_gather_perf output on 8
 // GPUs, whose smallest sizes round down to 0 bytes: four rows of size 0.
 func TestParseText_RepeatedSizes(t *testing.T) {
@@ -82,9 +97,29 @@ func TestParseText_PerIteration(t *testing.T) {
 	}
 }
 
-// TestParseJSON reads a hand-written file: no -J output is recorded yet
-// (testdata/README.md).
+// TestParseJSON reads recorded -J output of 2 H200s (testdata/README.md):
+// one line, JSON file version 1, the whole environment of the ranks.
 func TestParseJSON(t *testing.T) {
+	r := mustParse(t, "h200_all_reduce_2.json")
+	if r.Program != "all_reduce_perf" || r.Start != "2026-11-23 00:03:52" || r.Iterations != 20 || len(r.Devices) != 2 ||
+		len(r.Rows) != 13 || r.Devices[1].Name != "NVIDIA H200" || r.AvgBusBw != 64.812455 || r.NCCLVersion != 22809 {
+		t.Fatalf("Parse = %+v", r)
+	}
+	last := r.Rows[12]
+	if last.Size != 134217728 || last.Count != 33554432 || last.Redop != "sum" || last.Root != -1 || last.Iterations != 20 ||
+		last.OutOfPlace.TimeUs != 469.393575 || last.InPlace.AlgBw != 286.781729 || *last.OutOfPlace.Wrong != 0 || last.Line != 1 {
+		t.Errorf("last row = %+v, out %+v, in %+v", last, *last.OutOfPlace, *last.InPlace)
+	}
+	for _, name := range []string{"h200_all_gather_2.json", "h200_alltoall_2.json"} {
+		if r := mustParse(t, name); len(r.Rows) != 13 || r.Rows[12].Size != 134217728 || r.Rows[12].Redop != "none" {
+			t.Errorf("%s: %d rows, last %+v", name, len(r.Rows), r.Rows[len(r.Rows)-1])
+		}
+	}
+}
+
+// TestParseJSON_Version2 reads a hand-written file of the newer JSON file
+// version 2 (per-iteration timing in the config): none is recorded.
+func TestParseJSON_Version2(t *testing.T) {
 	r := mustParse(t, "all_gather.json")
 	if r.Program != "all_gather_perf" || r.Start != "2026-11-20 14:02:11" || r.Iterations != 20 || len(r.Devices) != 8 ||
 		len(r.Rows) != 4 || r.Devices[7].Host != "p5-node-07" || r.AvgBusBw != 61.5 {
@@ -105,7 +140,7 @@ func TestParseErrors(t *testing.T) {
 	lines[29] = lines[29][:40]                                 // a row cut short, line 30
 	lines[31] = strings.Replace(lines[31], "37.29", "fast", 1) // a time that is no number, line 32
 	cut := strings.Join(lines, "\n")
-	json, err := os.ReadFile("testdata/all_gather.json")
+	json, err := os.ReadFile("testdata/h200_all_reduce_2.json") // recorded, damaged here
 	if err != nil {
 		t.Fatal(err)
 	}
