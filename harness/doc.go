@@ -14,7 +14,7 @@
 //	ranks      = 2                    # 2..65536 (2)
 //	sizes      = "4KiB..16MiB"        # the sizes of each point ("4KiB..4MiB")
 //	iterations = 200                  # >= 1 (100)
-//	warmup     = 20                   # >= 0 (10)
+//	warmup     = 20                   # >= 0 (10); adaptive: at least one per rail
 //	timeout    = "60s"                # > 0, <= 24h; bounds every wait (60s)
 //	chunk      = "1MiB"               # bytes per fabric operation (1MiB)
 //	window     = 16                   # operations in flight per rail, 1..4096 (16)
