@@ -191,3 +191,45 @@ func TestBuildSpread(t *testing.T) {
 		t.Errorf("footnote = %q, want rank 3 on node0001 named slowest, then its host", p.Footnote)
 	}
 }
+
+// TestSelectLatest: the latest runs of a sweep are the newest run of each
+// point of the sweep file's newest version, across sessions: a retry that
+// ran one point in a session of its own joins the first session's other
+// points, a point run again replaces its older run, and the points of an
+// older version of the file drop out.
+func TestSelectLatest(t *testing.T) {
+	dir := t.TempDir()
+	sizes := []uint64{4096}
+	run := func(uid, sweep, spec, strategy, session string, start int64) {
+		r := &synth.Run{UID: uid, Sweep: sweep, Spec: spec, Ranks: 2, Sizes: sizes, StartNs: start,
+			Params: map[string]any{"provider": "shm", "strategy": strategy}}
+		if err := r.Write(filepath.Join(dir, "data", sweep, session, uid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const t0 = 1_700_000_000_000_000_000
+	run("r-single-1", "r", "v1", "single", "s1", t0)      // the first session: split failed, not stored
+	run("r-split", "r", "v1", "split", "s2", t0+1e12)     // the retry of split
+	run("r-single-2", "r", "v1", "single", "s3", t0+2e12) // single measured again
+	run("v-single-old", "v", "old", "single", "s1", t0)
+	run("v-split-old", "v", "old", "split", "s1", t0+1)
+	run("v-single-new", "v", "new", "single", "s2", t0+1e12) // the file changed: its points only
+	db, err := plots.OpenData(t.Context(), filepath.Join(dir, "data"), filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for sweep, want := range map[string]string{"r": "r-split r-single-2", "v": "v-single-new"} {
+		runs, err := plots.Selector{Sweeps: []string{sweep}}.Runs(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range runs {
+			got = append(got, r.UID)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("latest runs of sweep %s = %v, want %s", sweep, got, want)
+		}
+	}
+}

@@ -12,9 +12,9 @@ import (
 	"efaxx/results"
 )
 
-// Runs returns the runs s picks, by id. By default only ok runs of each
-// sweep's latest session count; a Selector that lists ids takes every
-// session.
+// Runs returns the runs s picks, by id. By default only the latest ok run
+// of each point of each sweep's newest version counts; a Selector that
+// lists ids takes every session.
 func (s Selector) Runs(ctx context.Context, db *results.DB) ([]results.Run, error) {
 	f := results.RunFilter{IDs: s.IDs, Status: s.Status}
 	switch f.Status {
@@ -55,7 +55,9 @@ func (s Selector) benchmarks(runs []results.Run) []results.Run {
 }
 
 // session keeps the runs of the session s asks for. runs are newest
-// first, so the first run of each sweep is in its latest session.
+// first. The latest are the newest run of each point of the sweep file's
+// newest version, so that the points a retry (efaxx submit --retry) ran
+// in a session of their own join those its first session got right.
 func (s Selector) session(runs []results.Run) []results.Run {
 	session := s.Session
 	if session == "" && len(s.IDs) == 0 {
@@ -65,13 +67,19 @@ func (s Selector) session(runs []results.Run) []results.Run {
 	case "", SessionAll:
 		return runs
 	case SessionLatest:
-		latest := map[string]string{} // sweep → its newest session directory
-		for _, r := range runs {
-			if _, ok := latest[r.Sweep]; !ok {
-				latest[r.Sweep] = filepath.Dir(r.Dir)
+		version := map[string]string{} // sweep → the hash of its newest version
+		taken := map[[2]string]bool{}  // sweep and point taken already
+		return slices.DeleteFunc(runs, func(r results.Run) bool {
+			if _, ok := version[r.Sweep]; !ok {
+				version[r.Sweep] = r.SweepHash
 			}
-		}
-		return slices.DeleteFunc(runs, func(r results.Run) bool { return filepath.Dir(r.Dir) != latest[r.Sweep] })
+			key := [2]string{r.Sweep, r.Point}
+			if r.SweepHash != version[r.Sweep] || taken[key] {
+				return true
+			}
+			taken[key] = true
+			return false
+		})
 	}
 	return slices.DeleteFunc(runs, func(r results.Run) bool { return filepath.Base(filepath.Dir(r.Dir)) != session })
 }

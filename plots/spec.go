@@ -93,7 +93,7 @@ const (
 
 // Sessions of a Selector.
 const (
-	SessionLatest = "latest" // the newest session (run directory's parent) of each sweep
+	SessionLatest = "latest" // the newest run of each point of each sweep file's newest version
 	SessionAll    = "all"    // every session
 )
 

@@ -15,6 +15,7 @@ type Run struct {
 	ID        int64             `json:"id"`                  // the number users type
 	UID       string            `json:"uid"`                 // unique across stores
 	Sweep     string            `json:"sweep"`               // the sweep's name
+	SweepHash string            `json:"sweep_hash"`          // the sweep's content hash: one version of the file
 	Benchmark string            `json:"benchmark"`           // "sendrecv", "write", ...
 	Point     string            `json:"point"`               // the point's content hash
 	Params    map[string]any    `json:"params"`              // the point's resolved parameters, sizes excluded; JSON numbers are float64
@@ -74,7 +75,7 @@ type ParamFilter struct {
 
 // runColumns selects the fields of Run, in scanRun's order.
 const runColumns = `
-	SELECT r.id, r.uid, s.name, r.benchmark, p.hash, p.params, r.status, r.reason,
+	SELECT r.id, r.uid, s.name, s.hash, r.benchmark, p.hash, p.params, r.status, r.reason,
 		r.provider, r.ranks, r.hosts, r.executor, r.started_ns, r.finished_ns,
 		r.exit_code, r.dir, r.samples, COALESCE(j.job_id, ''), COALESCE(r.step_id, ''),
 		COALESCE(r.node_list, ''),
@@ -199,7 +200,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var tags sql.NullString
 	var started int64
 	var finished, exit sql.NullInt64
-	if err := row.Scan(&r.ID, &r.UID, &r.Sweep, &r.Benchmark, &r.Point, &params, &r.Status,
+	if err := row.Scan(&r.ID, &r.UID, &r.Sweep, &r.SweepHash, &r.Benchmark, &r.Point, &params, &r.Status,
 		&r.Reason, &r.Provider, &r.Ranks, &hosts, &r.Executor, &started, &finished,
 		&exit, &r.Dir, &r.Samples, &r.Job, &r.Step, &r.NodeList, &tags); err != nil {
 		return nil, err

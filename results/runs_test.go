@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &results.Run{
-		ID: id, UID: "uid-1", Sweep: "unit", Benchmark: "sendrecv", Point: "point-sendrecv",
+		ID: id, UID: "uid-1", Sweep: "unit", SweepHash: "sweephash", Benchmark: "sendrecv", Point: "point-sendrecv",
 		Params: map[string]any{"provider": "shm", "iterations": 100.0},
 		Status: record.StatusOK, Provider: "shm", Ranks: 2, Hosts: []string{"node0"},
 		Executor: "local", Started: time.Unix(0, 1_700_000_000_000_000_000),
