@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,22 +59,42 @@ func slurmConf(env []string) string {
 // rails, and returns rank 0's samples.
 func srunWrite(t *testing.T, env []string, nodes int, strategy string, extra ...string) []record.Sample {
 	t.Helper()
-	out := t.TempDir()
-	args := []string{"-N", strconv.Itoa(nodes), "-n", strconv.Itoa(nodes), "--mpi=pmix", "--kill-on-bad-exit=1",
-		runnerPath, "--benchmark", "write", "--provider", "tcp", "--nic", "nic[0-3]", "--rails", "4",
-		"--strategy", strategy, "--link-gbps", "1", "--pin", "none", "--sizes", strconv.Itoa(testSize),
-		"--iterations", "4", "--warmup", "1", "--timeout", "60s", "--out", out}
-	cmd := exec.Command("srun", append(args, extra...)...)
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	var out string
+	var start time.Time
+	for attempt := 1; ; attempt++ {
+		out = t.TempDir()
+		args := []string{"-N", strconv.Itoa(nodes), "-n", strconv.Itoa(nodes), "--mpi=pmix", "--kill-on-bad-exit=1",
+			runnerPath, "--benchmark", "write", "--provider", "tcp", "--nic", "nic[0-3]", "--rails", "4",
+			"--strategy", strategy, "--link-gbps", "1", "--pin", "none", "--sizes", strconv.Itoa(testSize),
+			"--iterations", "4", "--warmup", "1", "--timeout", "60s", "--out", out}
+		cmd := exec.Command("srun", append(args, extra...)...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start = time.Now()
+		err := cmd.Run()
+		if err == nil {
+			break
+		}
+		if attempt == 1 && crashedAtStart(out, stderr.String()) {
+			// A known crash outside efaxx, not a measurement: retried once.
+			t.Logf("srun %s: a rank died of SIGSEGV at PC 0 before writing its rank file "+
+				"(seen inside MPI_Init under srun --mpi=pmix); running the step again\n%s", strategy, stderr.String())
+			continue
+		}
 		t.Fatalf("srun %s: %v\n%s", strategy, err, stderr.String())
 	}
 	samples := rankSamples(t, filepath.Join(out, record.RankFile(0)))
 	t.Logf("%s on %d hosts (%v): %s", strategy, nodes, time.Since(start).Round(time.Millisecond), describe(samples))
 	return samples
+}
+
+// crashedAtStart says whether a failed step is the startup crash that
+// rarely hits a rank under srun --mpi=pmix: a SIGSEGV at PC 0, reported by
+// libinfinipath's handler, before any rank wrote its file.
+func crashedAtStart(out, stderr string) bool {
+	files, _ := filepath.Glob(filepath.Join(out, "rank-*.ndjson"))
+	return len(files) == 0 && strings.Contains(stderr, "terminated with signal 11 at PC=0")
 }
 
 func rankSamples(t *testing.T, path string) []record.Sample {
