@@ -8,9 +8,9 @@
  */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <errno.h>
-#include <stdio.h>
 #include <fnmatch.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
