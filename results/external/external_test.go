@@ -43,6 +43,18 @@ func value(t *testing.T, res *external.Result, size uint64, variant, name string
 	return 0
 }
 
+// rankSample returns rank's sample of size.
+func rankSample(t *testing.T, res *external.Result, rank int, size uint64) record.Sample {
+	t.Helper()
+	for _, s := range res.Samples {
+		if s.Rank == rank && s.Size == size {
+			return s
+		}
+	}
+	t.Fatalf("no sample of rank %d at size %d", rank, size)
+	return record.Sample{}
+}
+
 // sample returns the sample of size and variant.
 func sample(t *testing.T, res *external.Result, size uint64, variant string) record.Sample {
 	t.Helper()
@@ -196,12 +208,53 @@ func TestParseRecorded(t *testing.T) {
 				t.Errorf("sample = %+v", s)
 			}
 		}},
-		// Written by hand: no fabtests output is recorded (testdata/README.md).
-		{"fabtests rdm_pingpong -m", "fabtests", 2, []string{"fabtests/rdm_pingpong.rank0.txt", "fabtests/rdm_pingpong.rank1.txt"},
-			52, 0, func(t *testing.T, res *external.Result) {
+		// Recorded: fabtests 1.17.0, a server (rank 0) and a client (rank 1)
+		// on one host (testdata/README.md).
+		{"fabtests rdm_pingpong -m, shm, recorded", "fabtests", 2,
+			[]string{"fabtests/rdm_pingpong_shm.rank0.txt", "fabtests/rdm_pingpong_shm.rank1.txt"},
+			92, 0, func(t *testing.T, res *external.Result) {
 				s := sample(t, res, 4096, "")
-				if s.BytesSent != 4096 || s.BytesRecv != 4096 || s.Iterations != 10000 {
-					t.Errorf("sample = %+v: want a ping-pong", s)
+				if s.BytesSent != 4096 || s.BytesRecv != 4096 || s.Iterations != 10000 || s.Role != "both" {
+					t.Errorf("sample = %+v: want a ping-pong of 10000 iterations", s)
+				}
+				// The client's 4096 line: time 4.105136 s, usec/xfer 205.256805 (one way).
+				c := rankSample(t, res, 1, 4096)
+				if c.ElapsedNs != 4_105_136_000 || c.Peer != 0 || math.Abs(float64(c.Lat.P50)/2e3-205.256805) > 0.001 {
+					t.Errorf("client sample = %+v: want 4.105136 s, half a round trip 205.2568 us", c)
+				}
+			}},
+		{"fabtests rma_bw -o writedata, tcp, recorded", "fabtests", 2,
+			[]string{"fabtests/rma_bw_writedata_tcp.rank0.txt", "fabtests/rma_bw_writedata_tcp.rank1.txt"},
+			12, 0, func(t *testing.T, res *external.Result) {
+				srv, cl := rankSample(t, res, 0, 1<<20), rankSample(t, res, 1, 1<<20)
+				if srv.Role != "target" || srv.BytesRecv != 1<<20 || srv.BytesSent != 0 {
+					t.Errorf("server sample = %+v: want the target, receiving", srv)
+				}
+				if cl.Role != "initiator" || cl.BytesSent != 1<<20 || cl.Iterations != 200 {
+					t.Errorf("client sample = %+v: want the initiator, sending", cl)
+				}
+				// The printed MB/sec is bytes per microsecond.
+				if got := float64(cl.BytesSent) * float64(cl.Iterations) / float64(cl.ElapsedNs) * 1e3; math.Abs(got-5502.314110) > 0.1 {
+					t.Errorf("client bytes per us = %v, want the printed 5502.314110", got)
+				}
+			}},
+		{"fabtests rma_bw -o write (both ways), shm, recorded", "fabtests", 2,
+			[]string{"fabtests/rma_bw_write_shm.rank0.txt", "fabtests/rma_bw_write_shm.rank1.txt"},
+			12, 0, func(t *testing.T, res *external.Result) {
+				for rank := 0; rank < 2; rank++ {
+					if s := rankSample(t, res, rank, 65536); s.Role != "initiator" || s.BytesSent != 65536 {
+						t.Errorf("rank %d sample = %+v: want both sides writing", rank, s)
+					}
+				}
+			}},
+		{"fabtests rdm_tagged_bw, tcp, recorded", "fabtests", 2,
+			[]string{"fabtests/rdm_tagged_bw_tcp.rank0.txt", "fabtests/rdm_tagged_bw_tcp.rank1.txt"},
+			12, 0, func(t *testing.T, res *external.Result) {
+				if s := rankSample(t, res, 0, 4096); s.Role != "target" || s.BytesRecv != 4096 || s.Iterations != 20000 {
+					t.Errorf("server sample = %+v: want the receiver", s)
+				}
+				if s := rankSample(t, res, 1, 4096); s.Role != "initiator" || s.BytesSent != 4096 {
+					t.Errorf("client sample = %+v: want the sender", s)
 				}
 			}},
 		// Written by hand (testdata/README.md).
@@ -301,8 +354,9 @@ func TestParseDamaged(t *testing.T) {
 				return s + "DATA VALIDATION ERROR: ./osu_latency exited with status 1 on message size 8.\n"
 			},
 			"", "DATA VALIDATION ERROR"},
-		{"fabtests truncated", "fabtests", 2, "fabtests/rdm_pingpong.rank0.txt", cut("xfer_size: 4096", 1), "", ""},
-		{"fabtests unknown key", "fabtests", 2, "fabtests/rdm_pingpong.rank0.txt", replace("MB/sec", "MiB/sec"), "unknown key", ""},
+		{"fabtests truncated", "fabtests", 2, "fabtests/rdm_pingpong_shm.rank0.txt", cut("xfer_size: 4096", 1), "", ""},
+		{"fabtests unknown key", "fabtests", 2, "fabtests/rdm_pingpong_shm.rank0.txt", replace("MB/sec", "MiB/sec"), "unknown key", ""},
+		{"fabtests time 0", "fabtests", 2, "fabtests/rma_bw_writedata_tcp.rank0.txt", replace("time: 0.040320", "time: 0.000000"), "time", ""},
 		{"jacobi misread", "jacobi", 16, "jacobi/nccl_16.rank0.txt", replace("14.98", "41.98"), "misread", ""},
 		{"jacobi truncated", "jacobi", 16, "jacobi/nccl_16.rank0.txt", cut("speedup:", 1), "cut short", ""},
 	}

@@ -23,6 +23,13 @@ import (
 // time is in seconds, MB/sec is total bytes per microsecond (1e6 B/s),
 // usec/xfer is time over the transfers. Older fabtests wrote "--- # ARGV"
 // and Gb/sec (1e9 bit/s) instead of MB/sec.
+//
+// Which way a bandwidth test's bytes went is in its command line: the
+// client names the server's address as its one positional argument and
+// sends; the server receives (fi_rdm_tagged_bw, fi_rma_bw -o writedata),
+// except in fi_rma_bw -o write and -o read (write is its default), where
+// both sides write to (or read from) the other at once, each counting its
+// own operations.
 
 // fabtestsKeys are the keys of a result line, and the unit of each.
 var fabtestsKeys = map[string]string{
@@ -43,6 +50,7 @@ type fabtestsParser struct {
 	ranks int
 	docs  int      // "---" documents seen in the file being read
 	argv  []string // the command lines of the documents
+	cmd   string   // the command line of the document being read, "" before one
 }
 
 // parseFabtests reads fabtests' -m output from every rank: each rank that
@@ -66,7 +74,7 @@ func (p *fabtestsParser) file(f File) {
 	if cut {
 		p.fail(f.Name, len(ls), "the last line has no end: the output was cut short")
 	}
-	p.docs = 0
+	p.docs, p.cmd = 0, ""
 	header := false
 	for i, l := range ls {
 		t := strings.TrimSpace(l)
@@ -74,11 +82,14 @@ func (p *fabtestsParser) file(f File) {
 		case t == "---" || strings.HasPrefix(t, "--- # "):
 			p.docs++
 			header = t == "---"
+			p.cmd = ""
 			if !header {
-				p.argv = append(p.argv, strings.TrimPrefix(t, "--- # "))
+				p.cmd = strings.TrimPrefix(t, "--- # ")
+				p.argv = append(p.argv, p.cmd)
 			}
 		case header:
-			p.argv = append(p.argv, strings.TrimSuffix(strings.TrimSuffix(t, ":"), " "))
+			p.cmd = strings.TrimSuffix(strings.TrimSuffix(t, ":"), " ")
+			p.argv = append(p.argv, p.cmd)
 			header = false
 		case strings.HasPrefix(t, "- {") || strings.HasPrefix(t, "-{"):
 			p.result(f, i+1, t)
@@ -133,7 +144,7 @@ func (p *fabtestsParser) add(f File, n int, vals map[string]float64) {
 	if math.Abs(perIter-2*size) < 0.5 { // a ping-pong: a transfer each way per iteration
 		s.BytesSent, s.BytesRecv = uint64(size), uint64(size)
 	} else {
-		s.BytesSent, s.Role = uint64(math.Round(perIter)), "initiator"
+		p.direct(&s, uint64(math.Round(perIter)))
 	}
 	it := float64(s.ElapsedNs) / iters
 	s.Lat = latOf(it, it, it)
@@ -156,4 +167,53 @@ func (p *fabtestsParser) peer(rank int) int {
 		return 1 - rank
 	}
 	return -1
+}
+
+// direct sets which way the bytes of a bandwidth test's sample went, from
+// the command line of its document: perIter bytes sent by a client, or
+// received by a server; sent by both sides of fi_rma_bw's default write,
+// read by both sides of its -o read. Without a command line, sent.
+func (p *fabtestsParser) direct(s *record.Sample, perIter uint64) {
+	args := strings.Fields(p.cmd)
+	op, client := fabtestsArgs(args)
+	both := len(args) > 0 && strings.HasSuffix(args[0], "rma_bw") && (op == "write" || op == "read")
+	switch {
+	case both && op == "read":
+		s.BytesRecv, s.Role = perIter, "initiator"
+	case both || client || len(args) == 0:
+		s.BytesSent, s.Role = perIter, "initiator"
+	default:
+		s.BytesRecv, s.Role = perIter, "target"
+	}
+}
+
+// fabtestsValued are fabtests' options that take a value in the next
+// argument (include/shared.h: ADDR_OPTS, FAB_OPTS, HMEM_OPTS, INFO_OPTS,
+// CS_OPTS, API_OPTS; benchmarks/benchmark_shared.h: BENCHMARK_OPTS), and
+// its long options with a value. -b and -E take theirs attached, if any.
+var fabtestsValued = map[string]bool{
+	"-B": true, "-P": true, "-s": true, "-a": true, "-C": true, "-F": true, "-f": true, "-d": true, "-p": true,
+	"-D": true, "-i": true, "-e": true, "-M": true, "-I": true, "-S": true, "-c": true, "-t": true, "-w": true,
+	"-o": true, "-j": true, "-W": true, "-T": true, "--pin-core": true, "--timeout": true,
+}
+
+// fabtestsArgs reads a fabtests command line: the value of -o ("write"
+// when it has none), and whether it names a server's address (a client).
+func fabtestsArgs(args []string) (op string, client bool) {
+	op = "write"
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case fabtestsValued[a] && i+1 < len(args):
+			if a == "-o" {
+				op = args[i+1]
+			}
+			i++
+		case strings.HasPrefix(a, "-o") && len(a) > 2:
+			op = a[2:]
+		case !strings.HasPrefix(a, "-"):
+			client = true
+		}
+	}
+	return op, client
 }

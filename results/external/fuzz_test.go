@@ -61,7 +61,8 @@ func FuzzParseOSU(f *testing.F) {
 }
 
 func FuzzParseFabtests(f *testing.F) {
-	fuzzParser(f, "fabtests", "fabtests/rdm_pingpong.rank0.txt")
+	fuzzParser(f, "fabtests", "fabtests/rdm_pingpong_shm.rank1.txt", "fabtests/rma_bw_writedata_tcp.rank0.txt",
+		"fabtests/rma_bw_write_shm.rank1.txt")
 }
 
 func FuzzParseJacobi(f *testing.F) {
