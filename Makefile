@@ -94,6 +94,9 @@ CUDA_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,cod
 .PHONY: kernels
 kernels: bin/libefaxx_cuda.so
 
-bin/libefaxx_cuda.so: kernels/efaxx_cuda.cu kernels/efaxx_cuda.h kernels/ring.h
+# One unit per benchmark (kernels/*.cu), linked into one library.
+KERNEL_UNITS := $(wildcard kernels/*.cu)
+
+bin/libefaxx_cuda.so: $(KERNEL_UNITS) $(wildcard kernels/*.h kernels/*.cuh)
 	@mkdir -p bin
-	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC,-Wall -shared $(CUDA_GENCODE) -o $@ kernels/efaxx_cuda.cu
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC,-Wall -shared $(CUDA_GENCODE) -o $@ $(KERNEL_UNITS)

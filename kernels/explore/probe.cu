@@ -1,5 +1,5 @@
 // probe.cu: design probe for the CUDA plugin, kept so the choices in
-// efaxx_cuda.cu can be re-checked on a new GPU. Not part of efaxx.
+// the plugin (kernels/*.cu) can be re-checked on a new GPU. Not part of efaxx.
 //
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o probe probe.cu && ./probe
 //

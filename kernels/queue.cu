@@ -1,0 +1,167 @@
+/*
+ * queue.cu: GPU threads push commands into the ring of ring.h; a CPU
+ * thread pops and checks every one.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+#include "plugin.cuh"
+
+#define QUEUE_CAPACITY 8192
+
+/* produce is run by spec->producers GPU threads; thread k pushes commands
+ * k, k + producers, ... A wait that outlasts timeout cycles sets *fail and
+ * ends the thread, so a dead consumer cannot hang the GPU. */
+__global__ void produce(efx_ring r, uint64_t first, uint64_t n, uint32_t producers, int blocking,
+			uint64_t timeout, uint64_t corrupt_id, unsigned long long *lat, unsigned long long *fail)
+{
+	uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+	if (k >= producers)
+		return;
+	uint64_t tail_seen = 0, last = 0;
+	for (uint64_t i = k; i < n; i += producers) {
+		uint64_t t0 = clock64();
+		uint64_t pos = efx_ring_claim(&r);
+		while (!efx_ring_room(&r, pos, &tail_seen))
+			if (clock64() - t0 > timeout) {
+				atomicExch(fail, 1ULL);
+				return;
+			}
+		efx_ring_put(&r, pos, first + i);
+		if (first + i == corrupt_id) /* test hook: damage a published command */
+			efx_store((volatile uint64_t *)(efx_ring_cell(&r, pos) + EFX_RING_HEADER), ~0ULL);
+		while (blocking && !efx_ring_done(&r, pos))
+			if (clock64() - t0 > timeout) {
+				atomicExch(fail, 2ULL);
+				return;
+			}
+		lat[i] = clock64() - t0;
+		last = pos + 1;
+	}
+	uint64_t t0 = clock64(); /* NBI: one quiet at the end */
+	while (last && !efx_ring_done(&r, last - 1))
+		if (clock64() - t0 > timeout) {
+			atomicExch(fail, 3ULL);
+			return;
+		}
+}
+
+typedef struct consumer {
+	efx_ring r;
+	uint64_t total;
+	uint8_t *seen;
+	int64_t timeout_ns;
+	int core, rc;
+	char err[EFX_CUDA_ERRLEN];
+} consumer;
+
+static void *consume(void *p)
+{
+	consumer *a = (consumer *)p;
+	if (a->core >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(a->core, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
+	a->rc = efx_ring_consume(&a->r, 0, a->total, a->total, a->seen, 0, a->timeout_ns, a->err, sizeof a->err);
+	return NULL;
+}
+
+/* queue_mem owns what one queue measurement allocates. */
+struct queue_mem {
+	ring_mem ring = RING_MEM_NONE;
+	unsigned long long *lat = NULL, *fail = NULL;
+	uint8_t *seen = NULL;
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	~queue_mem()
+	{
+		efx_ring_mem_free(&ring);
+		cudaFree(lat);
+		cudaFree(fail);
+		free(seen);
+		if (e0)
+			cudaEventDestroy(e0);
+		if (e1)
+			cudaEventDestroy(e1);
+	}
+};
+
+static int launch_producers(efx_cuda *c, queue_mem *m, const efx_ring *r, const efx_cuda_queue_spec *s,
+			    uint64_t first, uint64_t n, int64_t timeout_ns, char *err)
+{
+	uint32_t block = s->producers < 256 ? s->producers : 256;
+	uint32_t grid = (s->producers + block - 1) / block;
+	uint64_t cycles = (uint64_t)(timeout_ns / c->ns_per_cycle);
+	uint64_t corrupt = s->corrupt && first == s->warmup ? s->warmup + s->items - 1 : ~0ULL;
+	produce<<<grid, block, 0, c->stream>>>(*r, first, n, s->producers, s->blocking, cycles, corrupt, m->lat, m->fail);
+	LAUNCHED("produce");
+	return 0;
+}
+
+/* run_phases launches the warm-up and the timed producers around the two
+ * events, and waits for the second. */
+static int run_phases(efx_cuda *c, queue_mem *m, const efx_ring *dev, const efx_cuda_queue_spec *s, int64_t timeout_ns,
+		      char *err)
+{
+	if (s->warmup && launch_producers(c, m, dev, s, 0, s->warmup, timeout_ns, err))
+		return -1;
+	CU(cudaEventRecord(m->e0, c->stream));
+	if (launch_producers(c, m, dev, s, s->warmup, s->items, timeout_ns, err))
+		return -1;
+	CU(cudaEventRecord(m->e1, c->stream));
+	CU(cudaEventSynchronize(m->e1));
+	return 0;
+}
+
+extern "C" int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *s, uint64_t *lat, efx_cuda_timing *t, char *err)
+{
+	const int64_t timeout_ns = s->corrupt ? 2000000000LL : 10000000000LL;
+	if (s->payload < 8 || s->payload % 8 || s->producers == 0 || s->items == 0) {
+		snprintf(err, EFX_CUDA_ERRLEN, "queue: payload must be a positive multiple of 8, producers and items positive");
+		return -1;
+	}
+	if (efx_clock(c, err))
+		return -1;
+	queue_mem m;
+	efx_ring host, dev;
+	if (efx_ring_mem_open(c, &m.ring, s->cells, QUEUE_CAPACITY, s->payload, &host, &dev, err))
+		return -1;
+	uint64_t n = s->items > s->warmup ? s->items : s->warmup;
+	CU(cudaMalloc(&m.lat, n * sizeof *m.lat));
+	CU(cudaMalloc(&m.fail, sizeof *m.fail));
+	CU(cudaMemsetAsync(m.fail, 0, sizeof *m.fail, c->stream));
+	CU(cudaEventCreate(&m.e0));
+	CU(cudaEventCreate(&m.e1));
+	CU(cudaStreamSynchronize(c->stream));
+	m.seen = (uint8_t *)calloc(s->warmup + s->items, 1);
+	if (!m.seen)
+		return efx_nomem(err, "queue: the consumer's record of commands seen");
+	consumer a = {host, s->warmup + s->items, m.seen, timeout_ns, s->core, 0, ""};
+	pthread_t th;
+	if (pthread_create(&th, NULL, consume, &a) != 0) {
+		snprintf(err, EFX_CUDA_ERRLEN, "queue: start the consumer thread");
+		return -1;
+	}
+	/* The consumer gives up by itself after timeout_ns without a command,
+	 * so joining it is safe whatever the GPU did. */
+	int rc = run_phases(c, &m, &dev, s, timeout_ns, err);
+	pthread_join(th, NULL);
+	if (rc)
+		return -1;
+	float ms = 0;
+	unsigned long long fail;
+	CU(cudaEventElapsedTime(&ms, m.e0, m.e1));
+	CU(cudaMemcpy(&fail, m.fail, sizeof fail, cudaMemcpyDeviceToHost));
+	if (a.rc != 0 || fail) {
+		snprintf(err, EFX_CUDA_ERRLEN, "%.400s%sproducer wait %s", a.rc ? a.err : "", a.rc ? "; " : "",
+			 fail == 0 ? "ok" : fail == 1 ? "for room timed out" : "for completion timed out");
+		return -1;
+	}
+	CU(cudaMemcpy(lat, m.lat, s->items * sizeof *lat, cudaMemcpyDeviceToHost));
+	for (uint64_t i = 0; i < s->items; i++)
+		lat[i] = (uint64_t)(lat[i] * c->ns_per_cycle);
+	t->elapsed_ns = (uint64_t)(ms * 1e6);
+	t->iterations = s->items;
+	return 0;
+}
