@@ -6,35 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"efaxx/benchmarks"
 )
-
-// benchmarks are the benchmarks efaxx-runner knows, by the name its
-// --benchmark flag takes. A sweep's benchmark key names one or more of them;
-// a new benchmark is a new entry here and in rankRange.
-var benchmarks = []string{
-	"sendrecv", // libfabric SEND/RECV ping-pong between rank pairs
-	"write",    // libfabric RDMA WRITE with remote CQ data, rank 0 to its peers
-	"all2all",  // every rank RDMA-writes its buffer to every other rank at once
-	"proxy",    // GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own (the CUDA plugin)
-	"ipc",      // GPU to GPU in a node through CUDA IPC (the CUDA plugin)
-	"queue",    // GPU (or CPU) producers to a CPU consumer through a command ring
-	"external", // a program of the sweep's [external] table (nccl-tests, NVSHMEM perftests, OSU, ...)
-}
-
-// runnerBenchmarks are the benchmarks efaxx-runner measures itself: every one but
-// external.
-var runnerBenchmarks = slices.Clone(benchmarks[:len(benchmarks)-1])
-
-// rankRange is how many ranks each benchmark runs on.
-var rankRange = map[string][2]int{
-	"sendrecv": {2, 65536},
-	"write":    {2, 65536},
-	"all2all":  {2, 65536},
-	"proxy":    {2, 65536},
-	"ipc":      {2, 64}, // one rank per GPU of one node
-	"queue":    {1, 1},
-	"external": {1, 65536},
-}
 
 var launchForm = regexp.MustCompile(`^([1-9][0-9]{0,6})x([1-9][0-9]{0,3})$`)
 
@@ -60,9 +34,9 @@ func checkLaunch(s string) error {
 func (d *decoder) checkBenchmarks(s *Sweep) {
 	for i, p := range axes() {
 		for _, b := range s.Benchmarks {
-			if p.only != nil && !slices.Contains(p.only, b) {
+			if !p.appliesTo(b) {
 				if e, set := d.entries[p]; set {
-					d.fail(e, mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(p.only), b))
+					d.fail(e, mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(benchmarks.Taking(p.name)), b))
 				}
 			}
 		}
@@ -74,11 +48,11 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 }
 
 func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {
-	for _, b := range s.Benchmarks {
-		r := rankRange[b]
+	for _, name := range s.Benchmarks {
+		b := benchmark(name)
 		for _, v := range values {
-			if n := v.(int); n < r[0] || n > r[1] {
-				d.failParam(p, mark(ErrValue, "benchmark %s runs on %s ranks, got %d", b, rangeText(r), n))
+			if n := v.(int); n < b.MinRanks || n > b.MaxRanks {
+				d.failParam(p, mark(ErrValue, "benchmark %s runs on %s ranks, got %d", name, rangeText(b), n))
 				return
 			}
 		}
@@ -119,11 +93,20 @@ func (d *decoder) failParam(p *param, err error) {
 	d.errs = append(d.errs, &SweepError{File: d.file, Key: table + "." + p.name, Err: fmt.Errorf("%w (the default)", err)})
 }
 
-func rangeText(r [2]int) string {
-	if r[0] == r[1] {
-		return strconv.Itoa(r[0])
+func rangeText(b benchmarks.Benchmark) string {
+	if b.MinRanks == b.MaxRanks {
+		return strconv.Itoa(b.MinRanks)
 	}
-	return fmt.Sprintf("%d..%d", r[0], r[1])
+	return fmt.Sprintf("%d..%d", b.MinRanks, b.MaxRanks)
+}
+
+// benchmark returns the row of the benchmark called name. The benchmark
+// key accepts only names of the table; for any other name (a Point made by
+// hand) it returns the zero row, which takes only the keys every
+// benchmark takes.
+func benchmark(name string) benchmarks.Benchmark {
+	b, _ := benchmarks.Lookup(name)
+	return b
 }
 
 // paramNamed returns the param called name.

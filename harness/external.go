@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"efaxx/benchmarks"
 	"efaxx/results/external"
 	"efaxx/results/record"
 )
@@ -495,7 +496,7 @@ var whereBenchmark = &param{name: "benchmark", read: readString(func(s string) e
 	if toolBenchmark.MatchString(s) {
 		return nil
 	}
-	if err := oneOf("benchmark", runnerBenchmarks...)(s); err != nil {
+	if err := oneOf("benchmark", benchmarks.Names(benchmarks.Benchmark.Measured)...)(s); err != nil {
 		return mark(ErrValue, "%w, or an external program's, as nccl:alltoall", err)
 	}
 	return nil

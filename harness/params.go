@@ -2,8 +2,9 @@ package harness
 
 import (
 	"fmt"
-	"slices"
 	"time"
+
+	"efaxx/benchmarks"
 )
 
 // param is one key of [params]: its name, its default, how one value is read
@@ -18,9 +19,8 @@ type param struct {
 	// string stands for a list. Inner params are left out of Point.Params.
 	inner bool
 
-	flag  string   // efaxx-runner flag; "" when the launcher, not the runner, takes it
-	field field    // the Point field that holds the value
-	only  []string // the benchmarks the param applies to; nil for all
+	flag  string // efaxx-runner flag; "" when the launcher, not the runner, takes it
+	field field  // the Point field that holds the value
 
 	// table is the table of the sweep file that holds the key: "" for
 	// [params], "slurm" for [slurm] (the launcher's, such as nodes).
@@ -29,10 +29,10 @@ type param struct {
 
 // params is the table of [params] keys, in expansion order: a list-valued
 // param varies faster than the params above it. A new param is a new row
-// here and a new field in Point.
+// here and a new field in Point; which benchmarks take it is the
+// benchmarks table's to say (a key it does not name applies to all).
 var params = []*param{
 	{name: "provider", def: "auto", read: readString(oneOf("provider", "auto", "shm", "tcp", "efa")),
-		only: network,
 		flag: "--provider", field: bind(func(p *Point) *string { return &p.Provider })},
 	{name: "ranks", def: int64(2), read: readInt(1, 65536),
 		field: bind(func(p *Point) *int { return &p.Ranks })},
@@ -40,51 +40,43 @@ var params = []*param{
 		field: bind(func(p *Point) *int { return &p.Nodes })},
 	{name: "sizes", def: "4KiB..4MiB", read: readSize, inner: true,
 		flag: "--sizes", field: bind(func(p *Point) *[]uint64 { return &p.Sizes })},
-	{name: "iterations", def: int64(100), read: readInt(1, noMax), only: runnerBenchmarks,
+	{name: "iterations", def: int64(100), read: readInt(1, noMax),
 		flag: "--iterations", field: bind(func(p *Point) *int { return &p.Iterations })},
-	{name: "warmup", def: int64(10), read: readInt(0, noMax), only: runnerBenchmarks,
+	{name: "warmup", def: int64(10), read: readInt(0, noMax),
 		flag: "--warmup", field: bind(func(p *Point) *int { return &p.Warmup })},
 	{name: "timeout", def: "60s", read: readDuration(24 * time.Hour),
 		flag: "--timeout", field: bind(func(p *Point) *time.Duration { return &p.Timeout })},
-	{name: "chunk", def: "1MiB", read: readSize, only: network,
+	{name: "chunk", def: "1MiB", read: readSize,
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
-	{name: "window", def: int64(16), read: readInt(1, 4096), only: network,
+	{name: "window", def: int64(16), read: readInt(1, 4096),
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
-	{name: "slots", def: int64(64), read: readSlots, only: []string{"write", "all2all", "proxy"},
+	{name: "slots", def: int64(64), read: readSlots,
 		flag: "--slots", field: bind(func(p *Point) *int { return &p.Slots })},
-	{name: "rails", def: int64(1), read: readInt(1, 16), only: network,
+	{name: "rails", def: int64(1), read: readInt(1, 16),
 		flag: "--rails", field: bind(func(p *Point) *int { return &p.Rails })},
-	{name: "strategy", def: "single", read: readString(oneOf("strategy", strategies...)), only: network,
+	{name: "strategy", def: "single", read: readString(oneOf("strategy", benchmarks.Strategies...)),
 		flag: "--strategy", field: bind(func(p *Point) *string { return &p.Strategy })},
-	{name: "nics", def: "auto", read: readString(nonEmpty("nics")), only: network,
+	{name: "nics", def: "auto", read: readString(nonEmpty("nics")),
 		flag: "--nic", field: bind(func(p *Point) *string { return &p.NICs })},
-	{name: "pinning", def: "numa", read: readString(oneOf("pinning", "numa", "none")), only: network,
+	{name: "pinning", def: "numa", read: readString(oneOf("pinning", "numa", "none")),
 		flag: "--pin", field: bind(func(p *Point) *string { return &p.Pinning })},
-	{name: "memory", def: "host", read: readString(memoryKind), only: network,
+	{name: "memory", def: "host", read: readString(memoryKind),
 		flag: "--memory", field: bind(func(p *Point) *string { return &p.Memory })},
-	{name: "link_gbps", def: int64(0), read: readGbps, only: network,
+	{name: "link_gbps", def: int64(0), read: readGbps,
 		flag: "--link-gbps", field: bind(func(p *Point) *float64 { return &p.LinkGbps })},
-	{name: "launch", def: "auto", read: readString(checkLaunch), only: []string{"ipc"},
+	{name: "launch", def: "auto", read: readString(checkLaunch),
 		flag: "--launch", field: bind(func(p *Point) *string { return &p.Launch })},
-	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull")), only: []string{"ipc"},
+	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull")),
 		flag: "--direction", field: bind(func(p *Point) *string { return &p.Direction })},
 	{name: "cells", def: "pinned", read: readString(oneOf("cells", "pinned", "managed", "device", "host")),
-		only: []string{"queue", "proxy"}, flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
-	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")), only: []string{"queue", "proxy"},
+		flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
+	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")),
 		flag: "--mode", field: bind(func(p *Point) *string { return &p.Mode })},
-	{name: "producer", def: "gpu", read: readString(oneOf("producer", "gpu", "cpu")), only: []string{"queue"},
+	{name: "producer", def: "gpu", read: readString(oneOf("producer", "gpu", "cpu")),
 		flag: "--producer", field: bind(func(p *Point) *string { return &p.Producer })},
-	{name: "producers", def: int64(1), read: readInt(1, 1<<20), only: []string{"queue"},
+	{name: "producers", def: int64(1), read: readInt(1, 1<<20),
 		flag: "--producers", field: bind(func(p *Point) *int { return &p.Producers })},
 }
-
-// network are the benchmarks that move data over libfabric: the params of
-// NICs, rails and chunks apply to them only.
-var network = []string{"sendrecv", "write", "all2all", "proxy"}
-
-// strategies are the ways a multi-rail transfer spreads over the rails,
-// as efaxx-runner's --strategy takes them (native/xfer.c defines them).
-var strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
 
 // memoryKind accepts the buffer memory kinds: host, pinned (host memory
 // registered with CUDA; needs the CUDA plugin where it runs) and device
@@ -135,13 +127,13 @@ func readGbps(raw any) (any, error) {
 // benchmarkParam is the top-level benchmark key. It reads like a param and is
 // the outermost axis of the expansion.
 var benchmarkParam = &param{
-	name: "benchmark", read: readString(oneOf("benchmark", benchmarks...)),
+	name: "benchmark", read: readString(oneOf("benchmark", benchmarks.Names(nil)...)),
 	flag: "--benchmark", field: bind(func(p *Point) *string { return &p.Benchmark }),
 }
 
 // appliesTo reports whether p is a param of benchmark b. Params that do not
 // apply are left out of a point's params, hash and runner arguments.
-func (p *param) appliesTo(b string) bool { return p.only == nil || slices.Contains(p.only, b) }
+func (p *param) appliesTo(b string) bool { return benchmark(b).Takes(p.name) }
 
 // axes returns every param that can be an axis, outermost first.
 func axes() []*param { return append([]*param{benchmarkParam}, params...) }

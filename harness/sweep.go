@@ -272,7 +272,7 @@ func (d *decoder) defaultRanks(s *Sweep) {
 		return
 	}
 	for _, b := range s.Benchmarks {
-		if r := rankRange[b]; r[1] != 1 {
+		if benchmark(b).MaxRanks != 1 {
 			return
 		}
 	}

@@ -336,7 +336,7 @@ func TestParseRejectsCombinationsAndMemory(t *testing.T) {
 		{"proxy round-robin", "name = \"x\"\nbenchmark = \"proxy\"\n[params]\nstrategy = \"round-robin\"\n",
 			"params.strategy: proxy cannot use the round-robin strategy"},
 		{"mode on write", "name = \"x\"\nbenchmark = \"write\"\n[params]\nmode = \"nbi\"\n",
-			"params.mode: applies to benchmarks queue and proxy only, and the sweep runs write"},
+			"params.mode: applies to benchmarks proxy and queue only, and the sweep runs write"},
 		{"rails", "name = \"x\"\nbenchmark = \"write\"\n[params]\nrails = 17\n", "params.rails: 17 is out of range"},
 		{"link", "name = \"x\"\nbenchmark = \"write\"\n[params]\nlink_gbps = -1\n", "params.link_gbps: -1 Gbps is out of range"},
 	}

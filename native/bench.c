@@ -43,6 +43,11 @@ static const efx_bench efx_queue_bench = {.name = "queue", .min_ranks = 1, .open
 
 static const efx_bench *benches[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_proxy, &efx_ipc_bench, &efx_queue_bench};
 
+const char *efx_benchmark_name(int i)
+{
+	return i >= 0 && (size_t)i < sizeof benches / sizeof benches[0] ? benches[i]->name : NULL;
+}
+
 static const efx_bench *find(const char *name)
 {
 	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)

@@ -32,7 +32,7 @@ enum { EFX_MEMORY_HOST = 0, EFX_MEMORY_PINNED = 1, EFX_MEMORY_DEVICE = 2 };
 
 /* What one step measures; strings are owned by the caller. */
 typedef struct efx_config {
-	const char *benchmark; /* "sendrecv", "write", "all2all", "ipc" or "queue" */
+	const char *benchmark; /* a name of efx_benchmark_name's list (Go: the benchmarks table) */
 	const char *provider;  /* "auto", "shm", "tcp", "efa", or any libfabric provider name */
 	const char *nics;      /* comma-separated libfabric domains or fnmatch patterns ("lo", "nic*"); NULL/"": any */
 	uint32_t rails;        /* endpoints to open, one per NIC (NICs are reused when there are fewer) */
@@ -48,11 +48,11 @@ typedef struct efx_config {
 	int64_t timeout_ns;    /* longest wait without any progress */
 	uint64_t corrupt_size; /* test hook: corrupt the payload of this size once; 0 = off */
 
-	/* GPU benchmarks (ipc, queue); read only by them. */
+	/* GPU benchmarks (ipc, queue, proxy); read only by them. */
 	int32_t grid, block;  /* ipc copy kernel launch; grid -1: sized from the device */
 	int32_t pull;         /* ipc: 1 the target's GPU reads (pull), 0 rank 0's GPU writes (push) */
-	int32_t cells;        /* queue: where the cells live, EFX_CELLS_* (kernels/efaxx_cuda.h) */
-	int32_t blocking;     /* queue: 1 waits for each command's completion, 0 once at the end (NBI) */
+	int32_t cells;        /* queue, proxy: where the cells live, EFX_CELLS_* (kernels/efaxx_cuda.h) */
+	int32_t blocking;     /* queue, proxy: 1 waits for each command's completion, 0 once at the end (NBI) */
 	uint32_t producers;   /* queue: threads pushing commands */
 	int32_t cpu_producer; /* queue: 1 runs the producers on CPU threads: the ring with no GPU */
 } efx_config;
@@ -101,6 +101,10 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err);
 /* efx_run measures one size. out must hold 2*world samples; *n is set. */
 int efx_run(efx_ctx *ctx, uint64_t size, efx_sample *out, int *n, char *err);
 void efx_close(efx_ctx *ctx);
+/* efx_benchmark_name names benchmark i of the native table, from 0; NULL
+ * past its end. The Go side's table of benchmarks (package benchmarks)
+ * must name the same ones: a test holds them together. */
+const char *efx_benchmark_name(int i);
 void efx_mpi_finalize(void);
 void efx_mpi_abort(int code);
 

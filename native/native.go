@@ -6,26 +6,24 @@ package native
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
+
+	"efaxx/benchmarks"
 )
 
-// Strategies say how a multi-rail transfer spreads over the rails, by the
-// name the runner's --strategy flag takes; the index is the C enum.
-var Strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
-
-// StrategyIndex returns the C value of a strategy name.
+// StrategyIndex returns the C value of a strategy name: its index in
+// benchmarks.Strategies.
 func StrategyIndex(name string) (int, error) {
-	for i, s := range Strategies {
-		if s == name {
-			return i, nil
-		}
+	if i := slices.Index(benchmarks.Strategies, name); i >= 0 {
+		return i, nil
 	}
 	return 0, fmt.Errorf("unknown strategy %q", name)
 }
 
 // Config says what one step measures.
 type Config struct {
-	Benchmark  string        // "sendrecv", "write", "all2all", "ipc" or "queue"
+	Benchmark  string        // a benchmark of the benchmarks table that efaxx-runner measures
 	Provider   string        // "auto", "shm", "tcp", "efa", or another libfabric provider
 	NICs       string        // comma-separated libfabric domains or patterns ("lo", "nic*"); empty: the provider's
 	Rails      int           // endpoints per rank, one per NIC; NICs are reused when there are fewer
@@ -46,8 +44,8 @@ type Config struct {
 	// GPU benchmarks.
 	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device
 	Pull        bool // ipc: the target's GPU reads rank 0's buffer (else rank 0's GPU writes)
-	Cells       int  // queue: CellsPinned, CellsManaged or CellsDevice
-	Blocking    bool // queue: wait for each command's completion (else NBI)
+	Cells       int  // queue, proxy: CellsPinned, CellsManaged or CellsDevice
+	Blocking    bool // queue, proxy: wait for each command's completion (else NBI)
 	Producers   int  // queue: threads pushing commands
 	CPUProducer bool // queue: producers on CPU threads, no GPU
 }

@@ -136,6 +136,15 @@ func (r *Runner) Run(size uint64) ([]Sample, error) {
 	return samples, nil
 }
 
+// Benchmarks names the benchmarks of the native core's table, in its order.
+func Benchmarks() []string {
+	var names []string
+	for i := C.int(0); C.efx_benchmark_name(i) != nil; i++ {
+		names = append(names, C.GoString(C.efx_benchmark_name(i)))
+	}
+	return names
+}
+
 func cbool(b bool) C.int32_t {
 	if b {
 		return 1

@@ -28,3 +28,6 @@ func (*Runner) Run(uint64) ([]Sample, error) { return nil, ErrNoCgo }
 
 // Close does nothing.
 func (*Runner) Close() {}
+
+// Benchmarks names nothing: the native core needs cgo.
+func Benchmarks() []string { return nil }

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"efaxx/benchmarks"
 	"efaxx/native"
 	"efaxx/results/record"
 )
@@ -31,6 +32,7 @@ var (
 
 type options struct {
 	cfg      native.Config
+	bench    benchmarks.Benchmark // the row of cfg.Benchmark
 	sizes    []uint64
 	out      string
 	pinning  string  // "numa" or "none"
@@ -140,11 +142,11 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	var sizes, memory string
 	fs := flag.NewFlagSet("efaxx-runner", flag.ContinueOnError)
-	fs.StringVar(&o.cfg.Benchmark, "benchmark", "", "sendrecv, write, all2all, ipc or queue")
+	fs.StringVar(&o.cfg.Benchmark, "benchmark", "", strings.Join(benchmarks.Names(benchmarks.Benchmark.Measured), ", "))
 	fs.StringVar(&o.cfg.Provider, "provider", "auto", "libfabric provider: auto, shm, tcp, efa, ...")
 	fs.StringVar(&o.cfg.NICs, "nic", "auto", "NICs (libfabric domains): comma-separated names or patterns (lo, nic*), or auto")
 	fs.IntVar(&o.cfg.Rails, "rails", 1, "endpoints per rank, one per NIC")
-	fs.StringVar(&o.cfg.Strategy, "strategy", "single", "how chunks spread over rails: "+strings.Join(native.Strategies, ", "))
+	fs.StringVar(&o.cfg.Strategy, "strategy", "single", "how chunks spread over rails: "+strings.Join(benchmarks.Strategies, ", "))
 	fs.StringVar(&o.pinning, "pin", "numa", "CPU pinning: numa (a core of the NIC's NUMA node) or none")
 	fs.Float64Var(&o.linkGbps, "link-gbps", 0, "link speed per NIC in Gbps to record; 0: the provider's")
 	fs.StringVar(&memory, "memory", "host", "buffer memory: host, pinned (CUDA-registered host) or device (GPU, FI_HMEM)")
@@ -191,7 +193,17 @@ func parseFlags(args []string) (options, error) {
 	if o.cfg.Memory, err = memoryKind(memory); err != nil {
 		return o, err
 	}
-	return o, check(o)
+	if err := check(o); err != nil {
+		return o, err
+	}
+	o.bench, err = benchmarks.Lookup(o.cfg.Benchmark)
+	if err == nil && !o.bench.Measured() {
+		err = fmt.Errorf("%s is not measured here: efaxx runs it through \"efaxx-runner external\"", o.cfg.Benchmark)
+	}
+	if err != nil {
+		return o, fmt.Errorf("--benchmark: %w", err)
+	}
+	return o, nil
 }
 
 func memoryKind(s string) (int, error) {

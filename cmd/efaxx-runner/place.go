@@ -14,7 +14,10 @@ type placement struct {
 	pinning string // the policy, and why it pinned nothing when it did not
 }
 
-// place resolves --nic auto and the pinning policy for local rank lr of ls.
+// place resolves --nic auto and the pinning policy for local rank lr of
+// ls. The policy follows the first NIC, so it holds for the benchmarks that
+// take the pinning key; the others pin only with --core, and their
+// fingerprint says "none".
 func place(sys native.Sysfs, o options, lr, ls int) placement {
 	p := placement{nics: o.cfg.NICs, core: -1, pinning: o.pinning}
 	if p.nics == "auto" {
@@ -24,7 +27,10 @@ func place(sys native.Sysfs, o options, lr, ls int) placement {
 	case o.cfg.Core >= 0: // --core names the core itself
 		p.core, p.pinning = o.cfg.Core, fmt.Sprintf("core %d", o.cfg.Core)
 		return p
-	case o.pinning != "numa" || !network[o.cfg.Benchmark]:
+	case !o.bench.Takes("pinning"):
+		p.pinning = "none"
+		return p
+	case o.pinning != "numa":
 		return p
 	}
 	node := sys.NUMANode(firstDevice(sys, o.cfg.Provider, p.nics))
@@ -39,10 +45,6 @@ func place(sys native.Sysfs, o options, lr, ls int) placement {
 	}
 	return p
 }
-
-// network names the benchmarks that move data over NICs: the pinning
-// policy follows their NIC; the GPU benchmarks pin with --core alone.
-var network = map[string]bool{"sendrecv": true, "write": true, "all2all": true}
 
 // autoNICs is the default NIC choice per provider:
 //   - efa: the EFA devices under the PCIe switch of this local rank's GPU

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"efaxx/benchmarks"
 	"efaxx/native"
 )
 
@@ -49,6 +50,7 @@ func TestPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.o.bench, _ = benchmarks.Lookup(tt.o.cfg.Benchmark)
 			p := place(native.Sysfs{Root: tt.root}, tt.o, tt.lr, tt.ls)
 			if p.nics != tt.nics || p.core != tt.core {
 				t.Errorf("place = %+v, want nics %q core %d", p, tt.nics, tt.core)

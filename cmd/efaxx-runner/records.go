@@ -40,7 +40,7 @@ func sampleRecord(in native.Info, o options, s native.Sample) record.Sample {
 		BytesSent: s.BytesSent, BytesRecv: s.BytesRecv, Iterations: s.Iterations, ElapsedNs: s.ElapsedNs,
 		Lat: record.Lat{Min: s.LatMin, P50: s.LatP50, P99: s.LatP99, Max: s.LatMax},
 	}
-	if !network[o.cfg.Benchmark] { // GPU benchmarks have no rails
+	if !o.bench.Takes("rails") { // the benchmark has no rails: ipc, queue
 		return out
 	}
 	rails := railsUsed(o.cfg.Strategy, len(in.Rails), in.Rank, peersOf(in, s))

@@ -1,0 +1,125 @@
+// Package benchmarks is the table of the benchmarks efaxx runs: their
+// names, what kind each is, how many ranks it runs on and which sweep keys
+// it takes. Sweeps (harness), the rank process (cmd/efaxx-runner) and the
+// native core (native) all read it here, so that they cannot disagree; it
+// imports nothing of efaxx's.
+//
+// A new benchmark is a row of table (and, when efaxx-runner measures it,
+// an entry of native's C table of the same name: a test holds the two
+// together).
+package benchmarks
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Kind says what a benchmark measures.
+type Kind string
+
+const (
+	Network  Kind = "network"  // moves data between ranks over libfabric, on the host's CPU
+	GPU      Kind = "gpu"      // measures a GPU path, through the CUDA plugin
+	External Kind = "external" // runs a program that is not efaxx-runner (nccl-tests, OSU, ...)
+)
+
+// Benchmark is one row of the table.
+type Benchmark struct {
+	Name     string // as sweeps and efaxx-runner's --benchmark name it
+	Kind     Kind
+	Doc      string // one line: what it measures
+	MinRanks int
+	MaxRanks int
+
+	// Keys are the keys of a sweep's [params] that the benchmark takes,
+	// among those that only some benchmarks take: a key that no row names
+	// applies to every benchmark (ranks, sizes, timeout). A key taken here
+	// reaches what efaxx-runner records:
+	//   - rails: the samples carry their rails, strategy and link speed;
+	//   - pinning: the measuring thread is pinned as the policy says, and
+	//     the fingerprint says how (without it: "none", or --core's core).
+	Keys []string
+}
+
+// Takes reports whether b takes the [params] key.
+func (b Benchmark) Takes(key string) bool { return !restricted(key) || slices.Contains(b.Keys, key) }
+
+// Measured reports whether efaxx-runner measures b itself, in its native
+// core: every benchmark but an external program.
+func (b Benchmark) Measured() bool { return b.Kind != External }
+
+// The keys rows share.
+var (
+	// measured: the keys of the timed loop of efaxx-runner's own benchmarks.
+	measured = []string{"iterations", "warmup"}
+	// fabric: the keys of a libfabric data path (NICs, rails, chunks).
+	fabric = []string{"provider", "chunk", "window", "rails", "strategy", "nics", "pinning", "memory", "link_gbps"}
+)
+
+// table is every benchmark, in the order messages list them.
+var table = []Benchmark{
+	{Name: "sendrecv", Kind: Network, Doc: "libfabric SEND/RECV ping-pong between rank pairs",
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric)},
+	{Name: "write", Kind: Network, Doc: "libfabric RDMA WRITE with remote CQ data, rank 0 to its peers",
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"})},
+	{Name: "all2all", Kind: Network, Doc: "every rank RDMA-writes its buffer to every other rank at once",
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"})},
+	{Name: "proxy", Kind: GPU, Doc: "GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own",
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots", "cells", "mode"})},
+	{Name: "ipc", Kind: GPU, Doc: "GPU to GPU in a node through CUDA IPC, a copy kernel beside the copy engines",
+		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
+		Keys: slices.Concat(measured, []string{"launch", "direction"})},
+	{Name: "queue", Kind: GPU, Doc: "GPU (or CPU) producers to a CPU consumer through a command ring",
+		MinRanks: 1, MaxRanks: 1, Keys: slices.Concat(measured, []string{"cells", "mode", "producer", "producers"})},
+	{Name: "external", Kind: External, Doc: "a program of the sweep's [external] table (nccl-tests, NVSHMEM perftests, OSU, ...)",
+		MinRanks: 1, MaxRanks: 65536},
+}
+
+// All returns every benchmark, in table order.
+func All() []Benchmark { return slices.Clone(table) }
+
+// Names returns the names of the benchmarks for which keep is true (every
+// one for a nil keep), in table order.
+func Names(keep func(Benchmark) bool) []string {
+	var names []string
+	for _, b := range table {
+		if keep == nil || keep(b) {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+// Lookup returns the benchmark called name.
+func Lookup(name string) (Benchmark, error) {
+	for _, b := range table {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return Benchmark{}, fmt.Errorf("unknown benchmark %q", name)
+}
+
+// Taking returns the names of the benchmarks that take key, in table order.
+func Taking(key string) []string { return Names(func(b Benchmark) bool { return b.Takes(key) }) }
+
+// restricted reports whether some row names key: then only those rows take it.
+func restricted(key string) bool {
+	return slices.ContainsFunc(table, func(b Benchmark) bool { return slices.Contains(b.Keys, key) })
+}
+
+// RestrictedKeys returns every key some row names, sorted: the keys that
+// not every benchmark takes.
+func RestrictedKeys() []string {
+	var keys []string
+	for _, b := range table {
+		keys = append(keys, b.Keys...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// Strategies are the ways a multi-rail transfer spreads over the rails, by
+// the name the strategy key and efaxx-runner's --strategy take; the index
+// is native's C value (native/xfer.c).
+var Strategies = []string{"single", "split", "round-robin", "per-op", "adaptive"}
