@@ -19,15 +19,28 @@ DEB_PACKAGES := gcc make git pkg-config ca-certificates \
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev \
 	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux
 
+# What `make bench` needs beyond that: autotools to build fabtests
+# (libfabric's own benchmarks, compared side by side) from its release.
+BENCH_PACKAGES := autoconf automake libtool
+
+# Where upstream code is built, outside the repository (never committed).
+EXT ?= $(or $(EFAXX_EXT),$(HOME)/.cache/efaxx)
+
 # Options of `make testbed-up`, e.g. TESTBED_ARGS="--hosts 4 --slow h1/nic3=250mbit".
 TESTBED_ARGS ?=
 
-.PHONY: all deps build test bench demo figures clean testbed-up testbed-down sqush
+.PHONY: all deps packages build test bench demo figures clean testbed-up testbed-down sqush
 
 all: build
 
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do \
+	@$(MAKE) --no-print-directory packages PACKAGES="$(DEB_PACKAGES)"
+	@$(GO) version >/dev/null 2>&1 || { echo "deps: Go 1.24 or newer is required (https://go.dev/dl), at /usr/local/go or on PATH" >&2; exit 1; }
+	@$(GO) mod download
+
+# packages installs the Debian packages of PACKAGES that are missing.
+packages:
+	@missing=$$(for p in $(PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing" $$missing; \
@@ -35,8 +48,6 @@ deps:
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	@$(GO) version >/dev/null 2>&1 || { echo "deps: Go 1.24 or newer is required (https://go.dev/dl), at /usr/local/go or on PATH" >&2; exit 1; }
-	@$(GO) mod download
 
 build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/efaxx ./cmd/efaxx
@@ -46,14 +57,18 @@ test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-# bench measures efaxx-runner beside its references (memcpy, a TCP socket
-# stream, fabric ping-pong), side by side in one run, and the result
-# store (ingest beside a raw insert loop, efaxx show/runs/compare timed as
-# processes, bytes per sample row), and efaxx figures over a store of a
-# million synthetic samples: docs/performance.md.
+# bench measures efaxx-runner beside its references (memcpy, CMA, a TCP
+# socket stream; fabtests 1.17.0, libfabric's own benchmarks, built from
+# its pinned release into $(EXT)), side by side in one run, each size of a
+# sweep beside the same size alone, and the result store (ingest beside a
+# raw insert loop, efaxx show/runs/compare timed as processes, bytes per
+# sample row), and efaxx figures over a store of a million synthetic
+# samples: docs/performance.md.
 bench: build
+	@$(MAKE) --no-print-directory packages PACKAGES="$(BENCH_PACKAGES)"
+	bench/fabtests/build $(EXT)/fabtests-1.17.0
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
-	$(GO) run ./bench -runner bin/efaxx-runner
+	$(GO) run ./bench -runner bin/efaxx-runner -fabtests $(EXT)/fabtests-1.17.0
 	$(GO) run ./cmd/efaxx-storebench -efaxx bin/efaxx
 	$(GO) run ./cmd/efaxx-figbench -efaxx bin/efaxx
 

@@ -1,5 +1,7 @@
 // Command bench measures efaxx-runner against references, side by side in
-// one run on one machine, and prints the ratios the project aims for:
+// one run on one machine, and prints the ratios the project aims for.
+//
+// refs: the ceilings of the copy paths on this machine:
 //
 //   - shm write of 64 MiB against a single-thread memcpy of 64 MiB, and
 //     against process_vm_readv (CMA), the copy the shm provider makes. The
@@ -10,74 +12,171 @@
 //   - tcp write of 64 MiB against a plain TCP socket stream over loopback;
 //   - 64-byte ping-pong latency on shm and tcp.
 //
+// fabtests: libfabric's own benchmarks (fi_rma_bw, fi_rdm_tagged_bw,
+// fi_rdm_pingpong; fabtests 1.17.0 built by bench/fabtests/build) beside
+// efaxx, on tcp and shm, 64 B to 64 MiB (versus.go).
+//
+// sweep: each size of a sweep of many sizes beside the same size measured
+// alone (sweep.go).
+//
 // Each measurement runs in rounds, interleaved, and the median round is
-// shown, so that a burst of load on a shared machine lands on both sides.
+// shown, so that a burst of load on a shared machine lands on every side.
 // Every efaxx number comes from a run that verified its data.
 //
 // Usage: go run ./bench [-runner bin/efaxx-runner] [-rounds 5]
+// [-fabtests DIR] [-only refs,fabtests,sweep] [-v]
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
-
-	"efaxx/results/record"
 )
 
 const mib64 = 64 << 20
 
+// verbose prints every measurement as it is taken.
+var verbose bool
+
 func main() {
-	runner := flag.String("runner", "bin/efaxx-runner", "efaxx-runner to measure")
+	path := flag.String("runner", "bin/efaxx-runner", "efaxx-runner to measure")
 	rounds := flag.Int("rounds", 5, "rounds of every measurement; the median is shown")
+	ftDir := flag.String("fabtests", defaultFabtests(), "where fabtests is built (bench/fabtests/build), outside the repository")
+	only := flag.String("only", "refs,fabtests,sweep", "sections to run, comma-separated: refs, fabtests, sweep")
+	flag.BoolVar(&verbose, "v", false, "print every measurement as it is taken, on stderr")
 	flag.Parse()
-	if err := run(*runner, *rounds); err != nil {
+	if err := run(*path, *rounds, *ftDir, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-// measurement is one line of the report: a name and its value per round.
+// defaultFabtests is $EFAXX_EXT/fabtests-1.17.0, by default under the
+// user's cache directory.
+func defaultFabtests() string {
+	ext := os.Getenv("EFAXX_EXT")
+	if ext == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		ext = filepath.Join(cache, "efaxx")
+	}
+	return filepath.Join(ext, "fabtests-1.17.0")
+}
+
+func run(path string, rounds int, ftDir string, only []string) error {
+	dir, err := os.MkdirTemp("", "efaxx-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	r := runner{path: path, dir: dir}
+	host, _ := os.Hostname()
+	fmt.Printf("# efaxx bench: %s, %d cores, %s; median of %d rounds, interleaved; load at start: %s\n",
+		host, runtime.NumCPU(), cpuModel(), rounds, loadavg())
+	for _, name := range only {
+		switch name {
+		case "refs":
+			err = refs(r, dir, rounds)
+		case "fabtests":
+			var ft *fabtests
+			if ft, err = buildFabtests(ftDir); err == nil {
+				err = measure(rounds, versus(ft, r))
+			}
+		case "sweep":
+			err = measure(rounds, sweeps(r))
+		default:
+			err = fmt.Errorf("-only %q: want refs, fabtests or sweep", name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\n# load at end: %s\n", loadavg())
+	return nil
+}
+
+// measure runs rounds of every table, one after the other within a
+// round, and prints them.
+func measure(rounds int, tables []*table) error {
+	for i := 0; i < rounds; i++ {
+		for _, t := range tables {
+			if err := t.measure(); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(os.Stderr, "bench: round %d of %d done, load %s\n", i+1, rounds, loadavg())
+	}
+	for _, t := range tables {
+		t.print()
+	}
+	return nil
+}
+
+// loadavg is /proc/loadavg's first three fields.
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// measurement is one line of the refs report: a name and its value per round.
 type measurement struct {
 	name, unit string
 	do         func() (float64, error)
 	values     []float64
 }
 
-func run(runner string, rounds int) error {
-	dir, err := os.MkdirTemp("", "efaxx-bench-")
+// refs measures efaxx's big writes and small ping-pongs beside memcpy, CMA
+// and a TCP socket stream.
+func refs(r runner, dir string, rounds int) error {
+	progs, err := buildRefs(dir)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	refs, err := buildRefs(dir)
-	if err != nil {
-		return err
+	write := func(p string, iters int, extra ...string) func() (float64, error) {
+		return func() (float64, error) {
+			args := append([]string{"--benchmark", "write", "--sizes", strconv.Itoa(mib64), "--iterations",
+				strconv.Itoa(iters), "--warmup", strconv.Itoa(max(iters/10, 2))}, extra...)
+			ss, err := r.run(p, args...)
+			if err != nil {
+				return 0, err
+			}
+			s, err := find(ss, 0, mib64)
+			return 8 * gbs(s), err
+		}
+	}
+	ping := func(p string) func() (float64, error) {
+		return func() (float64, error) {
+			ss, err := r.run(p, "--benchmark", "sendrecv", "--sizes", "64", "--iterations", "10000", "--warmup", "1000")
+			if err != nil {
+				return 0, err
+			}
+			s, err := find(ss, 0, 64)
+			return oneWayUs(s), err
+		}
 	}
 	ms := []*measurement{
-		{name: "memcpy 64MiB (1 thread)", unit: "Gbps", do: func() (float64, error) { return ref(refs["memcpy"], mib64, 100) }},
-		{name: "cma 64MiB (shm's copy)", unit: "Gbps", do: func() (float64, error) { return ref(refs["cma"], mib64, 100) }},
-		{name: "efaxx write shm 64MiB", unit: "Gbps", do: func() (float64, error) {
-			return efaxx(runner, dir, "write", "shm", mib64, 100, "--chunk", strconv.Itoa(mib64), "--slots", "1")
-		}},
-		{name: "  2 target slots (default)", unit: "Gbps", do: func() (float64, error) {
-			return efaxx(runner, dir, "write", "shm", mib64, 100, "--chunk", strconv.Itoa(mib64))
-		}},
-		{name: "  and 1 MiB chunks (default)", unit: "Gbps", do: func() (float64, error) { return efaxx(runner, dir, "write", "shm", mib64, 100) }},
-		{name: "tcp socket stream 64MiB", unit: "Gbps", do: func() (float64, error) { return ref(refs["tcpstream"], mib64, 20) }},
-		{name: "efaxx write tcp 64MiB", unit: "Gbps", do: func() (float64, error) { return efaxx(runner, dir, "write", "tcp", mib64, 20) }},
-		{name: "efaxx sendrecv shm 64B", unit: "us", do: func() (float64, error) { return efaxx(runner, dir, "sendrecv", "shm", 64, 10000) }},
-		{name: "efaxx sendrecv tcp 64B", unit: "us", do: func() (float64, error) { return efaxx(runner, dir, "sendrecv", "tcp", 64, 10000) }},
+		{name: "memcpy 64MiB (1 thread)", unit: "Gbps", do: func() (float64, error) { return ref(progs["memcpy"], mib64, 100) }},
+		{name: "cma 64MiB (shm's copy)", unit: "Gbps", do: func() (float64, error) { return ref(progs["cma"], mib64, 100) }},
+		{name: "efaxx write shm 64MiB", unit: "Gbps", do: write("shm", 100, "--chunk", strconv.Itoa(mib64), "--slots", "1")},
+		{name: "  2 target slots (default)", unit: "Gbps", do: write("shm", 100, "--chunk", strconv.Itoa(mib64))},
+		{name: "  and 1 MiB chunks (default)", unit: "Gbps", do: write("shm", 100)},
+		{name: "tcp socket stream 64MiB", unit: "Gbps", do: func() (float64, error) { return ref(progs["tcpstream"], mib64, 20) }},
+		{name: "efaxx write tcp 64MiB", unit: "Gbps", do: write("tcp", 20)},
+		{name: "efaxx sendrecv shm 64B", unit: "us", do: ping("shm")},
+		{name: "efaxx sendrecv tcp 64B", unit: "us", do: ping("tcp")},
 	}
-	for r := 0; r < rounds; r++ {
+	for i := 0; i < rounds; i++ {
 		for _, m := range ms {
 			v, err := m.do()
 			if err != nil {
@@ -86,13 +185,12 @@ func run(runner string, rounds int) error {
 			m.values = append(m.values, v)
 		}
 	}
-	report(ms, rounds)
+	report(ms)
 	return nil
 }
 
-func report(ms []*measurement, rounds int) {
-	host, _ := os.Hostname()
-	fmt.Printf("# efaxx bench: %s, %d cores, %s; median of %d rounds, interleaved\n", host, runtime.NumCPU(), cpuModel(), rounds)
+func report(ms []*measurement) {
+	fmt.Printf("\n### references\n\n")
 	med := map[string]float64{}
 	for _, m := range ms {
 		med[m.name] = median(m.values)
@@ -131,86 +229,6 @@ func ref(prog string, size, iters int) (float64, error) {
 		return 0, fmt.Errorf("%s printed nothing", prog)
 	}
 	return strconv.ParseFloat(f[len(f)-1], 64)
-}
-
-// efaxx runs 2 ranks of the runner and returns rank 0's bandwidth in Gbps
-// (write) or its one-way latency in µs (sendrecv: half the median round trip).
-func efaxx(runner, dir, bench, provider string, size, iters int, extra ...string) (float64, error) {
-	out := filepath.Join(dir, "out")
-	os.RemoveAll(out)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return 0, err
-	}
-	args := []string{"--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo", "-np", "2"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"--allow-run-as-root"}, args...)
-	}
-	args = append(args, runner, "--benchmark", bench, "--provider", provider, "--sizes", strconv.Itoa(size),
-		"--iterations", strconv.Itoa(iters), "--warmup", strconv.Itoa(max(iters/10, 2)), "--out", out)
-	args = append(args, extra...)
-	if provider == "tcp" {
-		args = append(args, "--nic", "lo")
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("mpirun", args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("mpirun: %v: %s", err, stderr.String())
-	}
-	s, err := firstSample(filepath.Join(out, record.RankFile(0)))
-	if err != nil {
-		return 0, err
-	}
-	if bench == "sendrecv" {
-		return float64(s.Lat.P50) / 2 / 1e3, nil
-	}
-	return 8 * float64(s.BytesSent+s.BytesRecv) * float64(s.Iterations) / float64(s.ElapsedNs), nil
-}
-
-func firstSample(path string) (*record.Sample, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	var sample *record.Sample
-	for sc.Scan() {
-		v, err := record.Decode(sc.Bytes())
-		if err != nil {
-			return nil, err
-		}
-		switch r := v.(type) {
-		case *record.Sample:
-			if sample == nil {
-				sample = r
-			}
-		case *record.End:
-			if r.Status != record.StatusOK {
-				return nil, fmt.Errorf("rank 0 failed: %s", r.Error)
-			}
-		}
-	}
-	if sample == nil {
-		return nil, fmt.Errorf("%s: no sample", path)
-	}
-	return sample, nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func join(v []float64) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
-	}
-	return strings.Join(parts, " ")
 }
 
 func cpuModel() string {

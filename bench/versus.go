@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"efaxx/results/record"
+)
+
+// The fabtests comparison: libfabric's own benchmarks beside efaxx on
+// their home ground, tcp and shm on one host, size by size.
+//
+// Both sides count bytes the same way: payload bytes that arrived at a
+// receiver, per second of the timed loop, both directions summed (see
+// gbs). fi_rma_bw -o writedata and fi_rdm_tagged_bw stop their clock at
+// the receiver's acknowledgement of the last window, efaxx's write
+// initiator at the target's of its last iteration; fi_rdm_pingpong and
+// efaxx's sendrecv count the size each way per round trip. Iterations are
+// fabtests' own per size up to 1 GiB moved (fabIters), warm-up 10 on both
+// sides.
+// fi_rma_bw -o write writes both ways at once and stops at local
+// completion; it is shown, not compared.
+
+var (
+	writeSizes = []uint64{64, 4 << 10, 64 << 10, 256 << 10, 1 << 20, 8 << 20, 64 << 20}
+	pingSizes  = []uint64{64, 4 << 10}
+	twoSizes   = []uint64{1 << 20, 8 << 20}
+	providers  = []string{"tcp", "shm"}
+)
+
+// fabIters is fabtests' iteration count at size (common/shared.c,
+// size_to_count: bandwidth tests run twice a ping-pong's), cut to move
+// about 1 GiB (at least 20 iterations), so that 64 MiB takes seconds, not
+// a minute, over loopback tcp; both sides run the same count.
+func fabIters(size uint64, bw bool) uint64 {
+	n := uint64(10000)
+	switch {
+	case size >= 1<<20:
+		n = 100
+	case size >= 1<<16:
+		n = 1000
+	}
+	if bw {
+		n *= 2
+	}
+	return min(n, max(20, (1<<30)/size))
+}
+
+// fabWindow is the window given to fi_rma_bw and fi_rdm_tagged_bw: their
+// default of 64, except that each side allocates (and touches) a window
+// of buffers for each direction, 8 GiB a process at 64 MiB; above 8 MiB
+// the window shrinks to keep that at 1 GiB. 8 writes of 64 MiB in flight
+// still fill both providers here (see docs/performance.md).
+func fabWindow(size uint64) uint64 {
+	return min(64, max(1, (512<<20)/size))
+}
+
+// versus builds the comparison tables.
+func versus(ft *fabtests, r runner) []*table {
+	write := &table{title: "RDMA write, one way", unit: "GB/s of payload delivered, median of rounds",
+		cols: []string{"fi_rma_bw writedata", "fi_rma_bw writedata -W 1", "fi_rma_bw write (both ways, local completion)",
+			"efaxx write", "efaxx write, 1 op 1 slot"},
+		ratios: []ratio{{"efaxx / writedata", 3, 0, " (≥ 1)"}, {"1 op 1 slot / writedata", 4, 0, " (≥ 1)"},
+			{"1 op 1 slot / writedata -W 1", 4, 1, ""}},
+		agree: []int{3, 4}}
+	ping := &table{title: "ping-pong, one-way latency", unit: "µs: fi_rdm_pingpong's mean, efaxx's median; lower is better",
+		cols:   []string{"fi_rdm_pingpong", "efaxx sendrecv p50"},
+		ratios: []ratio{{"efaxx / fi_rdm_pingpong", 1, 0, " (≤ 1)"}}}
+	two := &table{title: "two-sided bandwidth", unit: "GB/s of payload delivered, median of rounds",
+		cols:   []string{"fi_rdm_tagged_bw", "fi_rdm_pingpong", "efaxx sendrecv"},
+		ratios: []ratio{{"efaxx / fi_rdm_tagged_bw", 2, 0, " (≥ 1)"}, {"efaxx / fi_rdm_pingpong", 2, 1, ""}}}
+	for _, p := range providers {
+		for _, size := range writeSizes {
+			write.rows = append(write.rows, writeRow(ft, r, p, size))
+		}
+		for _, size := range pingSizes {
+			ping.rows = append(ping.rows, pingRow(ft, r, p, size))
+		}
+		for _, size := range twoSizes {
+			two.rows = append(two.rows, twoRow(ft, r, p, size))
+		}
+	}
+	return []*table{write, ping, two}
+}
+
+func writeRow(ft *fabtests, r runner, p string, size uint64) *row {
+	it := fabIters(size, true)
+	w := itoa(fabWindow(size))
+	return &row{label: p + " " + sizeName(size), cells: []*cell{
+		fabCell(ft, "fi_rma_bw", p, size, "-e", "rdm", "-o", "writedata", "-I", itoa(it), "-W", w).cell(),
+		fabCell(ft, "fi_rma_bw", p, size, "-e", "rdm", "-o", "writedata", "-I", itoa(it), "-W", "1").cell(),
+		fabCell(ft, "fi_rma_bw", p, size, "-e", "rdm", "-o", "write", "-I", itoa(it), "-W", w).cell(),
+		writeCell(r, p, size, it),
+		writeCell(r, p, size, it, "--chunk", itoa(max(size, 1<<20)), "--slots", "1"),
+	}}
+}
+
+func pingRow(ft *fabtests, r runner, p string, size uint64) *row {
+	it := fabIters(size, false)
+	fab := fabCell(ft, "fi_rdm_pingpong", p, size, "-I", itoa(it))
+	fab.metric = oneWayUs // the round trip's mean over its 2 transfers: fabtests' usec/xfer
+	return &row{label: p + " " + sizeName(size), cells: []*cell{fab.cell(), {do: func() (float64, float64, error) {
+		ss, err := r.run(p, "--benchmark", "sendrecv", "--sizes", itoa(size), "--iterations", itoa(it), "--warmup", "10")
+		if err != nil {
+			return 0, 0, err
+		}
+		s, err := find(ss, 0, size)
+		return oneWayUs(s), 0, err
+	}}}}
+}
+
+func twoRow(ft *fabtests, r runner, p string, size uint64) *row {
+	return &row{label: p + " " + sizeName(size), cells: []*cell{
+		fabCell(ft, "fi_rdm_tagged_bw", p, size, "-I", itoa(fabIters(size, true)), "-W", itoa(fabWindow(size))).cell(),
+		fabCell(ft, "fi_rdm_pingpong", p, size, "-I", itoa(fabIters(size, false))).cell(),
+		{do: func() (float64, float64, error) {
+			ss, err := r.run(p, "--benchmark", "sendrecv", "--sizes", itoa(size), "--iterations",
+				itoa(fabIters(size, false)), "--warmup", "10")
+			if err != nil {
+				return 0, 0, err
+			}
+			s, err := find(ss, 0, size)
+			return gbs(s), 0, err
+		}},
+	}}
+}
+
+// fabRun is one fabtests measurement: a benchmark, its options, and the
+// number taken of each side's sample (gbs unless set).
+type fabRun struct {
+	ft      *fabtests
+	prog, p string
+	size    uint64
+	args    []string
+	metric  func(record.Sample) float64
+}
+
+func fabCell(ft *fabtests, prog, p string, size uint64, args ...string) *fabRun {
+	return &fabRun{ft: ft, prog: prog, p: p, size: size, args: args, metric: gbs}
+}
+
+// cell measures the client's number, beside the server's. A run that
+// fails is run again, up to twice, on other ports, and said on stderr:
+// on a machine where many connections come and go, a fabtests client's
+// connect from its fixed port now and then fails (EADDRNOTAVAIL).
+func (f *fabRun) cell() *cell {
+	return &cell{do: func() (float64, float64, error) {
+		res, err := f.ft.run(f.prog, f.p, f.size, f.args...)
+		for try := 1; err != nil && try < 3; try++ {
+			fmt.Fprintf(os.Stderr, "bench: %v; again\n", err)
+			res, err = f.ft.run(f.prog, f.p, f.size, f.args...)
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		return f.metric(res.client), f.metric(res.server), nil
+	}}
+}
+
+// writeCell runs efaxx's write at size: the initiator's rate, beside the target's.
+func writeCell(r runner, p string, size, iters uint64, extra ...string) *cell {
+	return &cell{do: func() (float64, float64, error) {
+		args := append([]string{"--benchmark", "write", "--sizes", itoa(size), "--iterations", itoa(iters),
+			"--warmup", "10"}, extra...)
+		ss, err := r.run(p, args...)
+		if err != nil {
+			return 0, 0, err
+		}
+		init, err := find(ss, 0, size)
+		if err != nil {
+			return 0, 0, err
+		}
+		target, err := find(ss, 1, size)
+		return gbs(init), gbs(target), err
+	}}
+}
