@@ -11,8 +11,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,7 +24,11 @@ import (
 
 // ErrRunNotFound is returned, wrapped with the id, when a run id is not in
 // the store.
-var ErrRunNotFound = errors.New("results: run not found")
+var ErrRunNotFound = errors.New("not in the store")
+
+// ErrNoStore is returned, wrapped with the path, by OpenExisting when
+// there is no store at the path.
+var ErrNoStore = errors.New("no store there")
 
 // ErrNoPercentile is returned by Open when the binary's SQLite lacks the
 // percentile functions (median, percentile) that every aggregate uses.
@@ -51,9 +57,26 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return openAt(ctx, path, math.MaxInt)
 }
 
+// OpenExisting opens the store at path as Open does, but never creates
+// one: where there is no file it fails with an error wrapping ErrNoStore.
+// The commands that only read open the store this way, so that a typo in
+// a path is an error, not a new empty store that answers nothing.
+func OpenExisting(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("open results db %q: %w", path, ErrNoStore)
+	}
+	return open(ctx, path, math.MaxInt, "rw")
+}
+
 // openAt is Open, migrating no further than version last.
 func openAt(ctx context.Context, path string, last int) (*DB, error) {
-	dsn, err := dataSource(path)
+	return open(ctx, path, last, "rwc")
+}
+
+// open opens the store at path in SQLite's mode (rwc creates the file,
+// rw does not), migrating it no further than version last.
+func open(ctx context.Context, path string, last int, mode string) (*DB, error) {
+	dsn, err := dataSource(path, mode)
 	if err != nil {
 		return nil, fmt.Errorf("open results db %q: %w", path, err)
 	}
@@ -114,7 +137,7 @@ func (db *DB) checkPercentile(ctx context.Context) error {
 // gets them. _txlock=immediate makes every transaction take the write lock
 // at BEGIN: two writers then queue on the busy timeout instead of one
 // failing with "database is locked" when its read lock cannot be upgraded.
-func dataSource(path string) (string, error) {
+func dataSource(path, mode string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
@@ -125,6 +148,7 @@ func dataSource(path string) (string, error) {
 		"_journal_mode": {"WAL"},
 		"_synchronous":  {"NORMAL"},
 		"_txlock":       {"immediate"},
+		"mode":          {mode},
 	}
 	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode(), nil
 }

@@ -115,7 +115,7 @@ func timed(efaxx string, args ...string) (time.Duration, string, error) {
 	return d, out.String(), nil
 }
 
-// ingest stores the grown data and times it. efaxx ingest exits 1 when
+// ingest stores the grown data and times it. efaxx ingest exits 3 when
 // it stores a failed run, and the figure data keeps one on purpose (a step
 // that crashed, then ran again with --retry): only that is let through.
 func ingest(efaxx, db, data string) (time.Duration, error) {
@@ -124,7 +124,7 @@ func ingest(efaxx, db, data string) (time.Duration, error) {
 	out, err := cmd.CombinedOutput()
 	d := time.Since(start)
 	var exit *exec.ExitError
-	if err == nil || errors.As(err, &exit) && exit.ExitCode() == 1 && onlyFailedRuns(string(out)) {
+	if err == nil || errors.As(err, &exit) && exit.ExitCode() == 3 && onlyFailedRuns(string(out)) {
 		return d, nil
 	}
 	return d, fmt.Errorf("efaxx ingest %s: %w\n%s", data, err, lastLines(string(out), 5))

@@ -22,7 +22,7 @@ Example:
    efaxx cancel sweeps/demo.toml
    efaxx cancel 4711 4712
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Action: func(c *cli.Context) error {
 			return runCancel(c.Context, c.String("db"), c.String("workdir"), c.Args().Slice(), c.App.Writer, c.App.ErrWriter)
 		},
@@ -37,7 +37,7 @@ func runCancel(ctx context.Context, dbPath, workdir string, names []string, stdo
 	if err != nil {
 		return err
 	}
-	env, err := openSlurm(ctx, dbPath, workdir)
+	env, err := openSlurm(ctx, dbPath, workdir, false)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func newCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "judge stored runs against the [[expect]] tables of their sweep: pass or fail per row",
-		ArgsUsage: "[--expect FILE] RUN|SWEEP",
+		ArgsUsage: "RUN|SWEEP",
 		Description: `Judges a run, or every run of a sweep's latest session, against the
 expectations of its sweep file (stored with the runs), or of --expect FILE.
 Each [[expect]] table names runs and sizes (where), a metric and a stat
@@ -29,19 +29,13 @@ Example:
    efaxx check acceptance
    efaxx check --expect sweeps/p5-acceptance.toml --format json 12
 
-EXIT STATUS
-   0  every row passed
-   1  a row failed or matched nothing, or an error occurred
-   2  the command line was wrong`,
+` + exitStatus("a row failed, or an expectation matched nothing"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "expect", Usage: "take the [[expect]] tables of this sweep file instead"},
 			formatFlag,
 		},
 		Action: func(c *cli.Context) error {
-			a, err := args(c)
-			if err != nil {
-				return err
-			}
+			a := c.Args().Slice()
 			if len(a) != 1 {
 				return &usageError{msg: "check needs a run id or a sweep name", hint: "efaxx check 12"}
 			}
@@ -54,7 +48,7 @@ func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFi
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}
@@ -92,7 +86,7 @@ func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFi
 			len(rows)-failed, failed, len(runs), len(s.Expects), from)
 	}
 	if failed > 0 {
-		return errFound
+		return errVerdict
 	}
 	return nil
 }

@@ -49,10 +49,7 @@ Example:
    efaxx compare --threshold 0.1 tag:driver=535 tag:driver=550
    efaxx compare --baseline libefaxx-p5 --variant SingleDMA 12
 
-EXIT STATUS
-   0  no regression
-   1  a regression beyond --threshold is significant, or an error occurred
-   2  the command line was wrong`,
+` + exitStatus("a regression: B is significantly worse than A, by more than --threshold"),
 		Flags: append(filterFlags(),
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to compare"},
 			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary within a side)"},
@@ -88,10 +85,7 @@ type compareOptions struct {
 
 // compareFlags decodes the flags and the two selectors.
 func compareFlags(c *cli.Context) (compareOptions, error) {
-	a, err := args(c)
-	if err != nil {
-		return compareOptions{}, err
-	}
+	a := c.Args().Slice()
 	if len(a) != 2 {
 		return compareOptions{}, &usageError{msg: "compare needs two selectors, A and B", hint: "efaxx compare 12 15"}
 	}
@@ -123,10 +117,7 @@ func compareFlags(c *cli.Context) (compareOptions, error) {
 
 // baselineFlags decodes compare --baseline NAME SELECTOR.
 func baselineFlags(c *cli.Context) (results.BaselineCompare, string, error) {
-	a, err := args(c)
-	if err != nil {
-		return results.BaselineCompare{}, "", err
-	}
+	a := c.Args().Slice()
 	if len(a) != 1 {
 		return results.BaselineCompare{}, "", &usageError{msg: "compare --baseline needs one selector of runs",
 			hint: "efaxx compare --baseline libefaxx-p5 12"}
@@ -188,11 +179,15 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := errors.Join(harness.CheckFilter(ctx, db, o.A), harness.CheckFilter(ctx, db, o.B),
+		harness.CheckParamNames(ctx, db, o.By)); err != nil {
+		return err
+	}
 	c, err := db.Compare(ctx, o.Compare)
 	if err != nil {
 		return err
@@ -211,7 +206,7 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 		printCompareFoot(w, c)
 	}
 	if c.Regressions() > 0 {
-		return errRegression
+		return errVerdict
 	}
 	return nil
 }

@@ -15,11 +15,14 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := harness.CheckFilter(ctx, db, c.Runs); err != nil {
+		return err
+	}
 	res, err := db.CompareBaseline(ctx, c)
 	if errors.Is(err, results.ErrBaselineNotFound) {
 		return &usageError{msg: err.Error(), hint: "efaxx import baseline " + c.Baseline}
@@ -45,7 +48,7 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 		fmt.Fprintf(w, "\n%d regression(s) in %d rows; not compared: %d series\n", regressions, len(res.Rows), len(res.Skipped))
 	}
 	if regressions > 0 {
-		return errRegression
+		return errVerdict
 	}
 	return nil
 }

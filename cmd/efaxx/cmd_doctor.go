@@ -23,16 +23,17 @@ on this machine (fi_info), efaxx-runner's version, and whether the workdir
 is on a network filesystem. With a sweep, its partition, MPI plugin and
 image are checked too.
 
-Exit status 1 when a check fails.
-
 Example:
    efaxx doctor sweeps/testbed/write.toml
 
-` + exitCodesHelp,
+` + exitStatus("a check failed (FAIL)"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner to check (default: next to efaxx)"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := maxArgs(c, 1); err != nil {
+				return err
+			}
 			return runDoctor(c.Context, c.App.Writer, c.String("workdir"), c.String("runner"), c.Args().First())
 		},
 	}
@@ -59,7 +60,7 @@ func runDoctor(ctx context.Context, w io.Writer, workdir, runner, sweep string) 
 		failed = failed || c.Status == harness.CheckFail
 	}
 	if failed {
-		return errFound
+		return errVerdict
 	}
 	return nil
 }

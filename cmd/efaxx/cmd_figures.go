@@ -36,7 +36,7 @@ Example:
    efaxx figures --data plots/data          # the README's figures (make figures)
    efaxx --db lab.db figures ipc queue       # two figures from your own store
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: append(figureFlags(),
 			&cli.StringFlag{Name: "specs", Value: plots.SpecDir, Usage: "directory of figure specs (*.toml)"},
 			&cli.BoolFlag{Name: "allow-missing", Usage: "skip figures whose data is missing, reporting them, and exit 0"},
@@ -109,7 +109,7 @@ func runFigures(ctx context.Context, w, ew io.Writer, o figuresOptions, specs []
 	}
 	fmt.Fprintf(w, "%d of %d figures drawn in %.2fs\n", len(specs)-missing-failed, len(specs), time.Since(start).Seconds())
 	if failed > 0 || missing > 0 && !o.allowMissing {
-		return errFound
+		return errReported
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func drawSpec(ctx context.Context, db *results.DB, s *plots.Spec, outDir string)
 // data's runs; done closes it and removes what it made.
 func openFigureStore(ctx context.Context, o figuresOptions) (*results.DB, func(), error) {
 	if o.data == "" {
-		db, err := results.Open(ctx, o.db)
+		db, err := openStore(ctx, o.db)
 		if err != nil {
 			return nil, nil, err
 		}

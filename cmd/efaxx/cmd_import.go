@@ -32,12 +32,9 @@ Example:
    efaxx import baseline libefaxx-p5
    efaxx compare --baseline libefaxx-p5 12
 
-` + exitCodesHelp,
+` + exitStatus(""),
 				Action: func(c *cli.Context) error {
-					a, err := args(c)
-					if err != nil {
-						return err
-					}
+					a := c.Args().Slice()
 					return runImportBaseline(c.Context, c.App.Writer, c.String("db"), a)
 				},
 			},

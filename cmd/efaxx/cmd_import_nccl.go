@@ -29,15 +29,12 @@ Example:
    efaxx import nccl-tests all_reduce.log alltoall.json
    efaxx query --benchmark nccl:all_reduce --param placement=out-of-place
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "collective", Usage: "the collective, for files that do not name it (all_reduce, alltoall, ...)"},
 		},
 		Action: func(c *cli.Context) error {
-			a, err := args(c)
-			if err != nil {
-				return err
-			}
+			a := c.Args().Slice()
 			if len(a) == 0 {
 				return &usageError{msg: "import nccl-tests needs a file", hint: "efaxx import nccl-tests all_reduce.log"}
 			}
@@ -73,7 +70,7 @@ func runImportNCCL(ctx context.Context, w io.Writer, dbPath, collective string, 
 		}
 	}
 	if failed {
-		return errFound
+		return errReported
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ with file:line and the run is marked partial.
 Example:
    efaxx ingest efaxx-runs/demo
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Action: func(c *cli.Context) error {
 			return runIngest(c.Context, c.App.Writer, c.String("db"), c.Args().Slice())
 		},
@@ -61,7 +61,7 @@ func runIngest(ctx context.Context, w io.Writer, dbPath string, dirs []string) e
 		}
 	}
 	if problems {
-		return errFound
+		return errReported
 	}
 	return nil
 }

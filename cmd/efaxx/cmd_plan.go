@@ -29,13 +29,16 @@ Example:
    efaxx plan sweeps/demo.toml --format csv
    efaxx plan --slurm sweeps/demo.toml
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			formatFlag,
 			&cli.BoolFlag{Name: "slurm", Usage: "show the Slurm jobs and scripts (default: when the sweep has [slurm] or [container])"},
 			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner the scripts start (default: next to efaxx)"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := maxArgs(c, 1); err != nil {
+				return err
+			}
 			if err := checkFormat(c.String("format")); err != nil {
 				return err
 			}

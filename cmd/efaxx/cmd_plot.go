@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/harness"
 	"efaxx/plots"
 	"efaxx/results"
 )
@@ -33,7 +34,7 @@ Example:
    efaxx plot --run 3 --run 4 --out out/write.png
    efaxx plot --sweep demo --out out/demo.svg
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: append(figureFlags(),
 			&cli.Int64SliceFlag{Name: "run", Usage: "a run id to draw (repeat for several)"},
 			&cli.StringFlag{Name: "sweep", Usage: "draw every run of this sweep's latest session"},
@@ -79,7 +80,7 @@ func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
 	if (len(o.runs) == 0) == (o.sweep == "") {
 		return &usageError{msg: "plot needs --run IDs or --sweep NAME (one of them)", hint: "efaxx plot --sweep demo"}
 	}
-	db, err := results.Open(ctx, o.db)
+	db, err := openStore(ctx, o.db)
 	if err != nil {
 		return err
 	}
@@ -115,11 +116,14 @@ func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
 // sweep's most recent session (the directory its newest run lives in).
 func selectRuns(ctx context.Context, db *results.DB, o plotOptions) ([]results.Run, error) {
 	if o.sweep == "" {
+		if err := db.CheckRuns(ctx, o.runs); err != nil {
+			return nil, err
+		}
 		var runs []results.Run
 		for _, id := range o.runs {
 			r, err := db.Run(ctx, id)
 			if err != nil {
-				return nil, fmt.Errorf("run %d: %w", id, err)
+				return nil, err
 			}
 			runs = append(runs, *r)
 		}
@@ -136,7 +140,10 @@ func latestSession(ctx context.Context, db *results.DB, sweep string) ([]results
 		return nil, err
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("sweep %q: %w", sweep, results.ErrRunNotFound)
+		if err := harness.CheckFilter(ctx, db, results.RunFilter{Sweep: sweep}); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("sweep %q: no run in the store", sweep)
 	}
 	session := filepath.Dir(all[0].Dir)
 	var runs []results.Run

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -30,13 +31,16 @@ Example:
    efaxx query --benchmark write --since now-30d
    efaxx query --metric lat_us --by provider --tag cluster=p5 --format csv
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: append(filterFlags(),
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate"},
 			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary)"},
 			formatFlag,
 		),
 		Action: func(c *cli.Context) error {
+			if err := maxArgs(c, 0); err != nil {
+				return err
+			}
 			f, err := runFilter(c, time.Now())
 			if err != nil {
 				return err
@@ -58,11 +62,14 @@ func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := errors.Join(harness.CheckFilter(ctx, db, q.Filter), harness.CheckParamNames(ctx, db, q.By)); err != nil {
+		return err
+	}
 	res, err := db.Query(ctx, q)
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ Example:
    efaxx --db lab.db run sweeps/demo.toml
    efaxx run --tag driver=550.54 --tag cluster=lab sweeps/demo.toml
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"},
 				Usage: "efaxx-runner binary (default: next to efaxx, then PATH)"},
@@ -39,6 +39,9 @@ Example:
 			&cli.StringSliceFlag{Name: "tag", Usage: "tag every run KEY=VALUE (repeat for several); efaxx runs --tag selects them"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := maxArgs(c, 1); err != nil {
+				return err
+			}
 			tags, err := tagSets(c.StringSlice("tag"), "--tag")
 			if err != nil {
 				return err
@@ -88,7 +91,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	}
 	for _, r := range runs {
 		if r.Stored.Status != record.StatusOK {
-			return errFound
+			return errReported
 		}
 	}
 	return nil

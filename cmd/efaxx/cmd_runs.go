@@ -26,13 +26,16 @@ Example:
    efaxx runs --tag cluster=p5 --host node0042 --param provider=efa
    efaxx runs --format json
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: append(filterFlags(),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many runs (0: all)"},
 			&cli.BoolFlag{Name: "no-sync", Usage: "do not sync submitted jobs first"},
 			formatFlag,
 		),
 		Action: func(c *cli.Context) error {
+			if err := maxArgs(c, 0); err != nil {
+				return err
+			}
 			f, err := runFilter(c, time.Now())
 			if err != nil {
 				return err
@@ -53,11 +56,14 @@ func runRuns(ctx context.Context, w, stderr io.Writer, dbPath, syncWorkdir, form
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := harness.CheckFilter(ctx, db, f); err != nil {
+		return err
+	}
 	if syncWorkdir != "" {
 		syncFirst(ctx, stderr, db, syncWorkdir)
 	}
@@ -65,14 +71,14 @@ func runRuns(ctx context.Context, w, stderr io.Writer, dbPath, syncWorkdir, form
 	if err != nil {
 		return err
 	}
+	if runs == nil {
+		runs = []results.Run{} // JSON: [], not null
+	}
 	t := &table{header: []string{"RUN", "STARTED", "SWEEP", "POINT", "STATUS", "RANKS", "PROVIDER", "HOSTS", "SAMPLES", "TAGS"},
 		records: runs}
 	for _, r := range runs {
 		t.add(fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), r.Sweep, runLabel(r), r.Status,
 			fmt.Sprint(r.Ranks), dash(r.Provider), hostList(r.Hosts), fmt.Sprint(r.Samples), tagList(r.Tags))
-	}
-	if t.records == nil {
-		t.records = []results.Run{}
 	}
 	return writeTable(w, format, t)
 }

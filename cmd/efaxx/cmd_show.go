@@ -18,7 +18,7 @@ func newShowCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one run: its point, where it ran, and its numbers per message size",
-		ArgsUsage: "[--ranks] RUN",
+		ArgsUsage: "RUN",
 		Description: `Prints a run's status, parameters and fingerprint, then one row per message
 size: the p50 latency (one-way) and the bandwidth across the run's ranks.
 
@@ -32,7 +32,7 @@ Example:
    efaxx show --format csv 3
    efaxx show --ranks --top 20 3
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ranks", Usage: "show the spread across ranks and the slowest ranks and hosts"},
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric of --ranks"},
@@ -40,10 +40,7 @@ Example:
 			formatFlag,
 		},
 		Action: func(c *cli.Context) error {
-			a, err := args(c)
-			if err != nil {
-				return err
-			}
+			a := c.Args().Slice()
 			if len(a) != 1 {
 				return &usageError{msg: "show needs one run id", hint: "efaxx runs"}
 			}
@@ -80,14 +77,14 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	r, err := db.Run(ctx, id)
 	if err != nil {
-		return fmt.Errorf("run %d: %w", id, err)
+		return err
 	}
 	stats, err := db.SizeStats(ctx, id)
 	if err != nil {

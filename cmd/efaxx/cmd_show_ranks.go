@@ -21,7 +21,7 @@ func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id in
 	if err := checkFormat(format); err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}

@@ -27,14 +27,14 @@ started or ended (as efaxx sync does), and prints one row per job and one
 per step. Without arguments it shows the most recent jobs. --watch repeats
 until every job has ended and is stored.
 
-Exit status 1 when a step's run ended failed, partial, timeout or cancelled.
+Exit status 3 when a step's run ended failed, partial, timeout or cancelled.
 
 Example:
    efaxx status
    efaxx status --watch sweeps/demo.toml
    efaxx status 4711 --format json
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "watch", Usage: "refresh until every job has ended and is stored"},
 			&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "time between refreshes with --watch"},
@@ -71,7 +71,7 @@ func runStatus(ctx context.Context, o statusOptions) error {
 	if len(o.names) == 0 {
 		f.Limit = o.limit
 	}
-	env, err := openSlurm(ctx, o.db, o.workdir)
+	env, err := openSlurm(ctx, o.db, o.workdir, false)
 	if err != nil {
 		return err
 	}
@@ -190,14 +190,14 @@ func stepRow(j results.Job, s harness.StepView) []string {
 	return row
 }
 
-// stepsProblem returns errFound when a step's run ended other than ok.
+// stepsProblem returns errReported when a step's run ended other than ok.
 func stepsProblem(views []harness.JobView) error {
 	for _, v := range views {
 		for _, s := range v.Steps {
 			switch s.Status {
 			case harness.StepPending, record.StatusRunning, record.StatusOK:
 			default:
-				return errFound
+				return errReported
 			}
 		}
 	}

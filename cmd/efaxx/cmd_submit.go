@@ -30,13 +30,16 @@ Example:
    efaxx submit sweeps/testbed/write.toml
    efaxx submit --retry failed sweeps/testbed/write.toml
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"},
 				Usage: "efaxx-runner on the compute nodes, for sweeps without a container (default: next to efaxx)"},
 			&cli.StringFlag{Name: "retry", Usage: "\"failed\": submit only the points whose latest run did not end ok"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := maxArgs(c, 1); err != nil {
+				return err
+			}
 			return runSubmit(c.Context, submitOptions{
 				db: c.String("db"), workdir: c.String("workdir"), sweep: c.Args().First(),
 				runner: c.String("runner"), retry: c.String("retry"), stdout: c.App.Writer, stderr: c.App.ErrWriter,
@@ -61,7 +64,7 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 	if err != nil {
 		return err
 	}
-	env, err := openSlurm(ctx, o.db, o.workdir)
+	env, err := openSlurm(ctx, o.db, o.workdir, true)
 	if err != nil {
 		return err
 	}

@@ -23,14 +23,14 @@ reason. A job that has ended with every step stored is settled and left
 alone after, so syncing again adds nothing. efaxx status and efaxx runs
 sync first unless given --no-sync.
 
-Exit status 1 when a run it stored ended failed, partial, timeout or
+Exit status 3 when a run it stored ended failed, partial, timeout or
 cancelled.
 
 Example:
    efaxx sync
    efaxx sync sweeps/demo.toml
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Action: func(c *cli.Context) error {
 			return runSync(c.Context, c.String("db"), c.String("workdir"), c.Args().Slice(), c.App.Writer, c.App.ErrWriter)
 		},
@@ -42,7 +42,7 @@ func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout
 	if err != nil {
 		return err
 	}
-	env, err := openSlurm(ctx, dbPath, workdir)
+	env, err := openSlurm(ctx, dbPath, workdir, false)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout
 	return printSync(stdout, rep)
 }
 
-// printSync prints what a sync did, and returns errFound when a run it
+// printSync prints what a sync did, and returns errReported when a run it
 // stored did not end ok.
 func printSync(w io.Writer, rep *harness.SyncReport) error {
 	for _, j := range rep.Jobs {
@@ -74,7 +74,7 @@ func printSync(w io.Writer, rep *harness.SyncReport) error {
 		fmt.Fprintln(w, "nothing to sync")
 	}
 	if problem {
-		return errFound
+		return errReported
 	}
 	return nil
 }

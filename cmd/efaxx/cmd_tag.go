@@ -6,15 +6,13 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
-
-	"efaxx/results"
 )
 
 func newTagCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tag",
 		Usage:     "set or delete tags on a stored run",
-		ArgsUsage: "[--delete KEY] RUN [KEY=VALUE...]",
+		ArgsUsage: "RUN [KEY=VALUE...]",
 		Description: `Sets each KEY=VALUE on the run (replacing the key's value) and deletes each
 --delete KEY. Tags given to efaxx run --tag are stored with the run when it
 is first ingested; what efaxx tag sets or deletes stays. Select runs by tag
@@ -24,15 +22,12 @@ Example:
    efaxx tag 12 driver=550.54 note="after the NIC swap"
    efaxx tag --delete note 12
 
-` + exitCodesHelp,
+` + exitStatus(""),
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "delete", Usage: "delete this tag key (repeat for several)"},
 		},
 		Action: func(c *cli.Context) error {
-			a, err := args(c)
-			if err != nil {
-				return err
-			}
+			a := c.Args().Slice()
 			if len(a) == 0 {
 				return &usageError{msg: "tag needs a run id", hint: "efaxx tag 12 driver=550.54"}
 			}
@@ -53,7 +48,7 @@ Example:
 }
 
 func runTag(ctx context.Context, w io.Writer, dbPath string, id int64, set map[string]string, del []string) error {
-	db, err := results.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}

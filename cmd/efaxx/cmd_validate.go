@@ -22,14 +22,14 @@ as file:line: key: message.
 Example:
    efaxx validate sweeps/demo.toml
 
-` + exitCodesHelp,
+` + exitStatus("a sweep file is invalid: each error is printed as file:line: key: message"),
 		Action: func(c *cli.Context) error {
-			return runValidate(c.App.Writer, c.Args().Slice())
+			return runValidate(c.App.Writer, c.App.ErrWriter, c.Args().Slice())
 		},
 	}
 }
 
-func runValidate(w io.Writer, files []string) error {
+func runValidate(w, ew io.Writer, files []string) error {
 	if len(files) == 0 {
 		return &usageError{msg: "validate needs a sweep file", hint: "efaxx validate sweeps/demo.toml"}
 	}
@@ -47,7 +47,8 @@ func runValidate(w io.Writer, files []string) error {
 		}
 	}
 	if len(all) > 0 {
-		return all
+		fmt.Fprintln(ew, all.Error())
+		return errVerdict
 	}
 	return nil
 }

@@ -38,10 +38,10 @@ func TestFiguresCommand(t *testing.T) {
 	data, specs, out := figureFixture(t)
 	args := []string{"figures", "--data", data, "--specs", specs, "--out-dir", out}
 	code, stdout, stderr := efaxx(t, args...)
-	if code != 1 || !strings.Contains(stdout, "wrote "+filepath.Join(out, "ok.png")+" and .svg") ||
+	if code != 3 || !strings.Contains(stdout, "wrote "+filepath.Join(out, "ok.png")+" and .svg") ||
 		!strings.Contains(stdout, "1 of 2 figures drawn") ||
 		!strings.Contains(stderr, "efaxx: not drawn: figure gone ("+filepath.Join(specs, "gone.toml")+"): missing data: no stored run matches sweep nope") {
-		t.Fatalf("efaxx figures = %d\n%s%s\nwant 1, ok drawn, gone not drawn for missing data", code, stdout, stderr)
+		t.Fatalf("efaxx figures = %d\n%s%s\nwant 3, ok drawn, gone not drawn for missing data", code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "gone.png")); !os.IsNotExist(err) {
 		t.Errorf("gone.png: %v, want no file for a figure without data", err)
@@ -75,8 +75,8 @@ func TestPlotSpec(t *testing.T) {
 	}
 	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.toml"), "name = \"bad\"\ntitle = \"B\"\nout = \"b.png\"\ny = \"gbpz\"\nruns.ids = [1]\n")
 	code, _, stderr = efaxx(t, "--db", db, "plot", bad)
-	if code != 1 || !strings.Contains(stderr, bad+":4: y: invalid value: metric \"gbpz\": unknown metric") {
-		t.Errorf("efaxx plot BAD = %d (%s), want 1 and file:line: key: message", code, stderr)
+	if code != 3 || !strings.Contains(stderr, bad+":4: y: invalid value: metric \"gbpz\": unknown metric") {
+		t.Errorf("efaxx plot BAD = %d (%s), want 3 and file:line: key: message", code, stderr)
 	}
 }
 

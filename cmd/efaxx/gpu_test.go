@@ -34,8 +34,8 @@ timeout = "3s"
 
 	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "1024")
 	code, _, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
-	if code != 1 || !strings.Contains(stderr, "lost or corrupt") {
-		t.Errorf("damaged command: exit %d, want 1 naming the lost or corrupt cell\n%s", code, stderr)
+	if code != 3 || !strings.Contains(stderr, "lost or corrupt") {
+		t.Errorf("damaged command: exit %d, want 3 naming the lost or corrupt cell\n%s", code, stderr)
 	}
 }
 
@@ -53,8 +53,8 @@ iterations = 2
 `)
 	t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so"))
 	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
-	if code != 1 {
-		t.Fatalf("efaxx run = %d, want 1\n%s", code, stderr)
+	if code != 3 {
+		t.Fatalf("efaxx run = %d, want 3\n%s", code, stderr)
 	}
 	var reason string
 	sqlRow(t, db, `SELECT reason FROM runs`, &reason)

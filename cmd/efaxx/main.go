@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -23,26 +25,33 @@ var (
 	commit  = "unknown"
 )
 
-// Exit codes. Scripts can rely on them.
+// Exit codes, one meaning each; scripts can rely on them (docs/cli.md).
 const (
 	exitOK      = 0 // the command did what was asked and found nothing wrong
-	exitProblem = 1 // it ran and found a problem: an invalid sweep, a failed run, a failed check
-	exitUsage   = 2 // the command line was wrong
+	exitVerdict = 1 // a command that judges found fault: a regression, a failed expectation, an invalid sweep, a failed check
+	exitUsage   = 2 // the command line was wrong: an unknown command or flag, a bad value
+	exitError   = 3 // anything else: no store, a run not found, a run that did not end ok, I/O
 )
 
-const exitCodesHelp = `EXIT STATUS
-   0  success
-   1  a problem was found (invalid sweep, failed or partial run, missing data, a failed check,
-      a significant regression) or an error occurred
-   2  the command line was wrong`
+// exitStatus is the EXIT STATUS block of a command's help. verdict says
+// what exit status 1 means for a command that judges; "" for a command
+// that does not.
+func exitStatus(verdict string) string {
+	b := "EXIT STATUS\n   0  success\n"
+	if verdict != "" {
+		b += "   1  " + verdict + "\n"
+	}
+	return b + `   2  the command line was wrong: an unknown command or flag, a bad value (one line on stderr, then the usage)
+   3  anything else: no store at --db, a run or sweep not found, a run that did not end ok, an I/O error`
+}
 
-// errFound marks a command that ran to the end and found a problem it has
-// already reported, such as a failed run.
-var errFound = errors.New("problem found")
+// errVerdict marks a command that judged and found fault, and has said so
+// in its output: exit status 1.
+var errVerdict = errors.New("verdict: fault found")
 
-// errRegression marks a compare that found a significant regression
-// beyond its threshold, already reported in its table.
-var errRegression = errors.New("significant regression")
+// errReported marks a command that failed and has already said how, such
+// as a run that did not end ok: exit status 3, with nothing more printed.
+var errReported = errors.New("failure reported")
 
 // usageError is a command-line mistake; hint says how to fix it.
 type usageError struct{ msg, hint string }
@@ -57,46 +66,59 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
-	return exitCode(err, stderr)
+	cl, err := readCommandLine(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, cl.args)
+	}
+	return exitCode(err, cl, stderr)
 }
 
 // exitCode is the one place where errors become exit codes and messages.
-func exitCode(err error, stderr io.Writer) int {
+func exitCode(err error, cl *commandLine, stderr io.Writer) int {
 	var usage *usageError
 	var list harness.ErrorList
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errFound):
-		return exitProblem
-	case errors.Is(err, errRegression):
-		return exitProblem
+	case errors.Is(err, errVerdict):
+		return exitVerdict
+	case errors.Is(err, errReported):
+		return exitError
 	case errors.As(err, &usage):
-		fmt.Fprintln(stderr, "efaxx:", usage.msg)
+		msg := usage.msg
 		if usage.hint != "" {
-			fmt.Fprintln(stderr, "Try:", usage.hint)
+			msg += " (try: " + usage.hint + ")"
 		}
+		fmt.Fprintln(stderr, "efaxx:", oneLine(msg))
+		fmt.Fprintln(stderr, cl.usage())
+		return exitUsage
+	case errors.Is(err, harness.ErrUnknownName):
+		fmt.Fprintln(stderr, "efaxx:", oneLine(err.Error()))
+		fmt.Fprintln(stderr, cl.usage())
 		return exitUsage
 	case errors.As(err, &list):
 		fmt.Fprintln(stderr, list.Error())
-		return exitProblem
+		return exitError
 	default:
 		fmt.Fprintln(stderr, "efaxx:", err)
-		return exitProblem
+		return exitError
 	}
 }
 
+// oneLine joins the lines of a message, so a usage error stays one line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
+
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "efaxx",
 		Usage:   "communication micro-benchmarks on Slurm, with a result store",
 		Version: fmt.Sprintf("%s (%s)", version, commit),
 		Description: `efaxx expands a TOML sweep into points, runs each point's ranks with mpirun
 (locally) or sbatch/srun (Slurm), stores every rank's results in SQLite, and
-queries, compares and plots them.
+queries, compares and plots them. Flags may come before or after the
+arguments, on any command; -- ends the flags.
 
-` + exitCodesHelp,
+` + exitStatus("a command that judges found fault (compare, check, validate, doctor)"),
 		Writer:    stdout,
 		ErrWriter: stderr,
 		Flags: []cli.Flag{
@@ -125,9 +147,41 @@ queries, compares and plots them.
 			newPlotCommand(),
 			newFiguresCommand(),
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usageError{msg: err.Error(), hint: "efaxx help"}
-		},
+		OnUsageError:   onUsageError,
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in exitCode
 	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes every command report a flag its parser refuses as
+// a usage error, rather than print its whole help on stdout.
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		setUsageErrors(c.Subcommands)
+	}
+}
+
+// parserError matches the flag package's "invalid value" message.
+var parserError = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
+
+// onUsageError turns what the flag parser refused into a usage error in
+// efaxx's words, naming the flag as it is written (--name).
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		if c != nil && c.Command != nil {
+			for _, f := range c.Command.Flags {
+				names = append(names, f.Names()...)
+			}
+		}
+		msg = "unknown flag --" + name + harness.DidYouMean(name, names)
+	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = "flag --" + name + " needs a value"
+	} else if m := parserError.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("--%s %q: not a valid value (%s)", m[2], m[1], m[3])
+	}
+	return &usageError{msg: msg}
 }

@@ -87,8 +87,8 @@ timeout = "20s"
 `)
 			t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "65536")
 			code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
-			if code != 1 {
-				t.Fatalf("efaxx run = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			if code != 3 {
+				t.Fatalf("efaxx run = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 			var status, reason string
 			sqlRow(t, db, `SELECT status, reason FROM runs`, &status, &reason)

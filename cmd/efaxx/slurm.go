@@ -17,9 +17,14 @@ type slurmEnv struct {
 }
 
 // openSlurm opens the store and an executor that talks to the real Slurm
-// commands. Close the store when done.
-func openSlurm(ctx context.Context, dbPath, workdir string) (*slurmEnv, error) {
-	db, err := results.Open(ctx, dbPath)
+// commands. Only submit creates the store; the verbs that follow jobs
+// need one that holds them. Close the store when done.
+func openSlurm(ctx context.Context, dbPath, workdir string, create bool) (*slurmEnv, error) {
+	open := openStore
+	if create {
+		open = results.Open
+	}
+	db, err := open(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}

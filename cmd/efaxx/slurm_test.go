@@ -239,7 +239,7 @@ timeout = "20s"
 `)
 	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "65536") // sbatch passes the environment on to the ranks
 	session := e.submit(sweep)
-	out := e.watch(session, 1)
+	out := e.watch(session, 3)
 	if !regexp.MustCompile(`FAILED\s+(sacct|squeue|scontrol).*(NonZeroExitCode|exit code 1:0)`).MatchString(out) {
 		t.Errorf("status does not show the job FAILED with Slurm's reason:\n%s", out)
 	}
@@ -302,7 +302,7 @@ time = "10"
 	if out := e.must(0, "cancel", session); !strings.Contains(out, "cancelled job") {
 		t.Errorf("cancel printed:\n%s", out)
 	}
-	out := e.watch(session, 1)
+	out := e.watch(session, 3)
 	if !regexp.MustCompile(`CANCELLED\s+sacct`).MatchString(out) {
 		t.Errorf("status does not show the job CANCELLED:\n%s", out)
 	}
@@ -328,8 +328,8 @@ time = "10"
 func testBadPartition(e *clusterEnv) {
 	sweep := e.sweep("nopart", "name = \"slurm-nopart\"\nbenchmark = \"write\"\n[slurm]\npartition = \"nope\"\n")
 	code, stdout, stderr := e.run("submit", "--runner", runnerPath, sweep)
-	if code != 1 || !strings.Contains(stderr, "invalid partition specified: nope") {
-		e.t.Errorf("submit = %d, want 1 with sbatch's message\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != 3 || !strings.Contains(stderr, "invalid partition specified: nope") {
+		e.t.Errorf("submit = %d, want 3 with sbatch's message\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if n := count(e.t, e.db, `SELECT COUNT(*) FROM jobs WHERE sweep = 'slurm-nopart'`); n != 0 {
 		e.t.Errorf("jobs recorded for a refused submission = %d, want 0", n)

@@ -114,8 +114,8 @@ pinning = "none"
 `)
 			t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "200000")
 			code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
-			if code != 1 {
-				t.Fatalf("efaxx run = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			if code != 3 {
+				t.Fatalf("efaxx run = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 			var status, reason string
 			sqlRow(t, db, `SELECT status, reason FROM runs`, &status, &reason)
@@ -169,8 +169,8 @@ pinning    = "none"
 	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "300001")
 	bad := writeFile(t, filepath.Join(dir, "bad.toml"), "name = \"one-slot-bad\"\nbenchmark = \"write\"\n"+strings.Replace(body, `["shm", "tcp"]`, `"shm"`, 1))
 	code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, bad)
-	if code != 1 {
-		t.Fatalf("efaxx run (corrupt) = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != 3 {
+		t.Fatalf("efaxx run (corrupt) = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	var status, reason string
 	sqlRow(t, db, `SELECT r.status, r.reason FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps w ON w.id = p.sweep_id WHERE w.name = 'one-slot-bad'`, &status, &reason)
