@@ -56,7 +56,7 @@ func (x *SlurmExecutor) Jobs(ctx context.Context, f results.JobFilter) ([]JobVie
 		for k := range runs {
 			byUID[runs[k].UID] = &runs[k]
 		}
-		views[i].Job = j
+		views[i].Job, views[i].Steps = j, []StepView{}
 		for _, s := range j.Steps {
 			sv := StepView{JobStep: s, Status: StepPending, Run: byUID[s.UID]}
 			if sv.Run != nil {

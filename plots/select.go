@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"efaxx/results"
@@ -133,25 +132,7 @@ func keyValues(what string, m map[string]any) []string {
 }
 
 // idRanges writes ids as "1-4,7": sorted, runs of consecutive ids joined.
-func idRanges(ids []int64) string {
-	ids = slices.Clone(ids)
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	ids = slices.Compact(ids)
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, fmt.Sprint(ids[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
+func idRanges(ids []int64) string { return results.Ranges(ids) }
 
 // runIDs returns the ids of runs.
 func runIDs(runs []results.Run) []int64 {

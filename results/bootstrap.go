@@ -13,9 +13,9 @@ import (
 // interval is the (1-Level)/2 and (1+Level)/2 percentiles of the ratios.
 // The seed makes the interval the same at every run.
 type Bootstrap struct {
-	Resamples int     // resamples per interval; 1000 when 0
-	Level     float64 // confidence level; 0.95 when 0
-	Seed      uint64  // PCG seed; every group gets its own stream of it
+	Resamples int     `json:"resamples"` // resamples per interval; 1000 when 0
+	Level     float64 `json:"level"`     // confidence level; 0.95 when 0
+	Seed      uint64  `json:"seed"`      // PCG seed; every group gets its own stream of it
 }
 
 // defaults fills the zero fields of b.

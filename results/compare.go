@@ -123,7 +123,7 @@ func (db *DB) Compare(ctx context.Context, c Compare) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: side B: %w", err)
 	}
-	res := &Comparison{Metric: c.Metric, By: by, Threshold: c.Threshold, Bootstrap: c.Bootstrap}
+	res := &Comparison{Metric: c.Metric, By: append([]string{}, by...), Threshold: c.Threshold, Bootstrap: c.Bootstrap}
 	res.Rows, res.OnlyA, res.OnlyB = c.judge(a, b, by)
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -53,7 +54,58 @@ type RunFilter struct {
 	SampleVariant *string
 	Since         time.Time // only runs started at or after; zero for no bound
 	Until         time.Time // only runs started before; zero for no bound
-	Limit         int       // at most this many, the newest; 0 for no limit
+	Limit         int       // at most this many, the first in Sort's order; 0 for no limit
+
+	// Sort orders Runs by these fields of RunSortFields, each ascending,
+	// or descending with a "-" before it; nil for newest first. Ties go
+	// to the newer run.
+	Sort []string
+}
+
+// runSorts are the fields runs sort by, and the column each orders.
+var runSorts = map[string]string{
+	"id": "r.id", "started": "r.started_ns", "finished": "r.finished_ns", "sweep": "s.name", "benchmark": "r.benchmark",
+	"status": "r.status", "ranks": "r.ranks", "samples": "r.samples", "provider": "r.provider", "executor": "r.executor",
+}
+
+// RunSortFields are the fields RunFilter.Sort takes, sorted.
+func RunSortFields() []string {
+	keys := make([]string, 0, len(runSorts))
+	for k := range runSorts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// orderBy returns the ORDER BY clause of f.Sort.
+func (f RunFilter) orderBy() (string, error) {
+	var terms []string
+	for _, field := range f.Sort {
+		name, desc := strings.CutPrefix(field, "-")
+		col, ok := runSorts[name]
+		if !ok {
+			return "", fmt.Errorf("sort by %q: not a field; want one of %s", field, strings.Join(RunSortFields(), ", "))
+		}
+		if desc {
+			col += " DESC"
+		}
+		terms = append(terms, col)
+	}
+	terms = append(terms, "r.started_ns DESC", "r.id DESC")
+	return ` ORDER BY ` + strings.Join(terms, ", "), nil
+}
+
+// CountRuns returns how many runs f selects, its Limit aside.
+func (db *DB) CountRuns(ctx context.Context, f RunFilter) (int, error) {
+	where, args := f.where()
+	var n int
+	err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs r JOIN points p ON p.id = r.point_id
+		JOIN sweeps s ON s.id = p.sweep_id`+where, args...).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count runs: %w", err)
+	}
+	return n, nil
 }
 
 // TagFilter selects runs by one tag.
@@ -85,10 +137,15 @@ const runColumns = `
 	JOIN sweeps s ON s.id = p.sweep_id
 	LEFT JOIN jobs j ON j.id = r.job_id`
 
-// Runs returns the runs that f selects, newest first.
+// Runs returns the runs that f selects, in f.Sort's order (newest first
+// without one).
 func (db *DB) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	where, args := f.where()
-	query := runColumns + where + ` ORDER BY r.started_ns DESC, r.id DESC`
+	order, err := f.orderBy()
+	if err != nil {
+		return nil, err
+	}
+	query := runColumns + where + order
 	if f.Limit > 0 {
 		query += ` LIMIT ?`
 		args = append(args, f.Limit)

@@ -137,7 +137,7 @@ func slowRails(ctx context.Context, conn *sql.Conn, n int) ([]SlowRails, error) 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []SlowRails
+	out := []SlowRails{}
 	for rows.Next() {
 		var r SlowRails
 		if err := rows.Scan(&r.Rails, &r.Samples, &r.Typical, &r.Worst); err != nil {

@@ -22,12 +22,12 @@ type commandLine struct {
 // of the command it belongs to. urfave/cli stops reading flags at the
 // first argument, so "efaxx plan sweep.toml --format csv" would print a
 // table and drop the flag without a word. A global flag (--db, --workdir)
-// may follow the command too. An unknown flag stays where the parser will
+// may follow the command too, and a command's flag may come before it. An unknown flag stays where the parser will
 // name it; "--" ends the flags, and what follows is an argument, however
 // it looks. An unknown command is a usage error here, with a suggestion.
 func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 	cl := &commandLine{}
-	var globals, positional []string
+	var globals, early, positional []string
 	flags := [][]string{nil} // flags[i]: the flags of path[i-1]; flags[0] the app's
 	i := 1
 	for ; i < len(args); i++ {
@@ -50,15 +50,28 @@ func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 		name, hasValue := flagName(a)
 		words := []string{a}
 		f, level := cl.lookup(app, name)
+		if f == nil && len(cl.path) == 0 {
+			// A command's flag before the command: held until the
+			// command is named.
+			f, level = anyCommandFlag(app.Commands, name), -1
+		}
 		if f != nil && takesValue(f) && !hasValue && i+1 < len(args) {
 			i++
 			words = append(words, args[i])
 		}
-		if level == 0 {
+		switch level {
+		case -1:
+			early = append(early, words...)
+		case 0:
 			globals = append(globals, words...)
-		} else {
+		default:
 			flags[level] = append(flags[level], words...)
 		}
+	}
+	if len(cl.path) > 0 {
+		flags[len(cl.path)] = append(early, flags[len(cl.path)]...)
+	} else {
+		globals = append(globals, early...)
 	}
 	positional = append(positional, args[i:]...)
 	if len(cl.path) == 0 && len(positional) > 0 {
@@ -190,6 +203,19 @@ func commandNames(cmds []*cli.Command) []string {
 		names = append(names, c.Names()...)
 	}
 	return names
+}
+
+// anyCommandFlag returns a flag called name of any command, or nil.
+func anyCommandFlag(cmds []*cli.Command, name string) cli.Flag {
+	for _, c := range cmds {
+		if f := findFlag(c.Flags, name); f != nil {
+			return f
+		}
+		if f := anyCommandFlag(c.Subcommands, name); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // findFlag returns the flag of flags called name, or nil.

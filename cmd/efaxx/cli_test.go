@@ -1,6 +1,9 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/results"
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -47,6 +52,7 @@ func TestFlagsAnywhere(t *testing.T) {
 
 	for _, tt := range []struct{ line, want []string }{
 		{[]string{"efaxx", "runs", "--db", "x.db", "--status", "ok"}, []string{"efaxx", "--db", "x.db", "runs", "--status", "ok"}},
+		{[]string{"efaxx", "--format", "csv", "runs", "--db", "x.db"}, []string{"efaxx", "--db", "x.db", "runs", "--format", "csv"}},
 		{[]string{"efaxx", "show", "3", "--format=csv"}, []string{"efaxx", "show", "--format=csv", "3"}},
 		{[]string{"efaxx", "tag", "3", "--", "--delete"}, []string{"efaxx", "tag", "--", "3", "--delete"}},
 		{[]string{"efaxx", "import", "nccl-tests", "f.log", "--collective", "all_reduce"},
@@ -195,5 +201,118 @@ func TestFiltersChecked(t *testing.T) {
 	// A benchmark the schema knows but no run has is an empty answer.
 	if code, stdout, stderr := efaxx(t, "--db", db, "runs", "--benchmark", "sendrecv", "--format", "json"); code != 0 || stdout != "[]\n" {
 		t.Errorf("efaxx runs --benchmark sendrecv = %d, %q, %q; want 0 and []", code, stdout, stderr)
+	}
+}
+
+// TestJSONOutput: every command's JSON spells its keys one way,
+// snake_case, and an empty list is [], never null.
+func TestJSONOutput(t *testing.T) {
+	sizes := []uint64{4096, 65536}
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Benchmark: "write", Ranks: 4, Sizes: sizes, Noise: 0.02, Seed: 1, Params: map[string]any{"provider": "shm"}},
+		&synth.Run{UID: "b", Benchmark: "write", Ranks: 4, Sizes: sizes, Noise: 0.02, Seed: 2, Params: map[string]any{"provider": "shm"}})
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	for _, args := range [][]string{
+		{"runs"}, {"runs", "--benchmark", "sendrecv"}, {"show", "1"}, {"show", "--ranks", "1"}, {"query"},
+		{"query", "--benchmark", "sendrecv"}, {"compare", "1", "2"}, {"status", "--no-sync"}, {"plan", demoFile},
+	} {
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "--format", "json"}, args...)...)
+		var v any
+		if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil {
+			t.Errorf("efaxx %v --format json = %d, %v\n%s%s", args, code, err, stdout, stderr)
+			continue
+		}
+		walkJSON(v, "", func(path string, v any, key string) {
+			if key != "" && !snake.MatchString(key) {
+				t.Errorf("efaxx %v --format json: key %s is not snake_case", args, path)
+			}
+			if v == nil {
+				t.Errorf("efaxx %v --format json: %s is null", args, path)
+			}
+		})
+	}
+}
+
+// walkJSON calls visit for every value of v, with its path and key; the
+// params and tags, and a fingerprint's values, are data as the runs wrote
+// them, and are not visited.
+func walkJSON(v any, path string, visit func(path string, v any, key string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "value" && strings.Contains(path, ".fingerprint.") {
+				continue
+			}
+			visit(path+"."+k, x, k)
+			if k != "params" && k != "tags" {
+				walkJSON(x, path+"."+k, visit)
+			}
+		}
+	case []any:
+		for i, x := range v {
+			walkJSON(x, fmt.Sprintf("%s[%d]", path, i), visit)
+		}
+	}
+}
+
+// TestRunsListing: runs shows why a run failed, sorts and picks columns on
+// request, says how many runs --limit left out, and escapes the control
+// characters of stored strings in a table.
+func TestRunsListing(t *testing.T) {
+	day := int64(24 * 3600 * 1e9)
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9},
+		&synth.Run{UID: "b", Ranks: 4, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + day, Fail: "boom \x1b[2J\x07"},
+		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096, 65536}, StartNs: 1_700_000_000e9 + 2*day,
+			Tags: map[string]string{"note": "red \x1b[31mtext"}})
+	code, stdout, stderr := efaxx(t, "--db", db, "runs", "--no-sync")
+	if code != 0 || strings.ContainsAny(stdout, "\x1b\x07") || !strings.Contains(stdout, `rank 0: boom \x1b[2J\x07`) ||
+		!strings.Contains(stdout, `note=red \x1b[31mtext`) || !strings.Contains(stdout, "REASON") {
+		t.Errorf("efaxx runs = %d, want a REASON column and control characters escaped:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "runs", "--no-sync", "--limit", "2", "--format", "csv")
+	if code != 0 || strings.Count(stdout, "\n") != 3 || !strings.Contains(stderr, "2 of 3 runs shown") {
+		t.Errorf("efaxx runs --limit 2 = %d, want 2 rows and a note that one was left out:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "runs", "--no-sync", "--sort", "-samples,id", "--columns", "run,samples,status,reason",
+		"--format", "csv")
+	if want := "RUN,SAMPLES,STATUS,REASON\n2,4,failed,rank 0: boom \x1b[2J\x07\n3,4,ok,\n1,2,ok,\n"; code != 0 || stdout != want {
+		t.Errorf("efaxx runs --sort -samples,id --columns ... = %d\n%s%s\nwant\n%s", code, stdout, stderr, want)
+	}
+	for _, bad := range [][]string{{"--sort", "speed"}, {"--columns", "run,resaon"}} {
+		_, name, _ := strings.Cut(bad[1], ",")
+		if code, _, stderr := efaxx(t, append([]string{"--db", db, "runs"}, bad...)...); code != 2 || !strings.Contains(stderr, `"`+cmp.Or(name, bad[1])+`"`) {
+			t.Errorf("efaxx runs %v = %d, want 2 naming it:\n%s", bad, code, stderr)
+		}
+	}
+}
+
+// TestShowFingerprint: show prints each fingerprint field once, and where
+// the ranks differ, each value with its ranks; JSON holds the same.
+func TestShowFingerprint(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 4, PerHost: 2, Sizes: []uint64{4096},
+		Fingerprint: func(rank int, fp *record.Rank) {
+			if rank == 3 {
+				fp.Libfabric = "1.18.0"
+			}
+		}})
+	code, stdout, stderr := efaxx(t, "--db", db, "show", "1")
+	for _, want := range []string{"fingerprint of 4 ranks:", "libfabric        1.17.0 (ranks 0-2); 1.18.0 (rank 3)",
+		"mpi              Open MPI v4.1.4\n", "host             node0000 (ranks 0-1); node0001 (ranks 2-3)",
+		"efaxx_version    synth\n", "provider         shm\n"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("efaxx show 1 = %d, lacks %q:\n%s%s", code, want, stdout, stderr)
+		}
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "show", "--format", "json", "1")
+	var got struct {
+		Fingerprint results.Fingerprint `json:"fingerprint"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil {
+		t.Fatalf("efaxx show --format json 1 = %d, %v", code, err)
+	}
+	i := slices.IndexFunc(got.Fingerprint.Fields, func(f results.FingerprintField) bool { return f.Key == "libfabric" })
+	if i < 0 || len(got.Fingerprint.Fields[i].Values) != 2 || got.Fingerprint.Fields[i].Values[1].Ranks != "3" {
+		t.Errorf("show JSON fingerprint = %+v, want libfabric with 1.18.0 on rank 3", got.Fingerprint)
 	}
 }

@@ -70,5 +70,5 @@ func reasonSuffix(reason string) string {
 	if reason == "" {
 		return ""
 	}
-	return ": " + reason
+	return ": " + printable(reason)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,17 +19,27 @@ func newRunsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "runs",
 		Usage: "list stored runs, newest first",
-		Description: `Lists the runs in the database with their status, point, where they ran
-and their tags. Every filter narrows the list further.
+		Description: `Lists the runs in the database with their status, point, where they ran,
+their tags and, for a run that did not end ok, why. Every filter narrows
+the list further. --limit keeps the first runs in --sort's order, and says
+how many it left out (on stderr).
+
+--sort takes fields, comma-separated, each ascending or with a "-" before
+it descending: ` + strings.Join(results.RunSortFields(), ", ") + `.
+--columns picks the table's and the CSV's columns, in order: ` + strings.Join(runColumnNames(), ", ") + `
+(JSON holds every field).
 
 Example:
    efaxx runs --benchmark write --since now-7d --status ok
    efaxx runs --tag cluster=p5 --host node0042 --param provider=efa
-   efaxx runs --format json
+   efaxx runs --status failed --columns run,point,reason
+   efaxx runs --sort -samples --limit 5 --format json
 
 ` + exitStatus(""),
 		Flags: append(filterFlags(),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many runs (0: all)"},
+			&cli.StringFlag{Name: "sort", Value: "-started", Usage: "sort by these fields, comma-separated; -FIELD for descending"},
+			&cli.StringFlag{Name: "columns", Usage: "these columns, comma-separated (default: " + strings.Join(defaultRunColumns, ",") + ")"},
 			&cli.BoolFlag{Name: "no-sync", Usage: "do not sync submitted jobs first"},
 			formatFlag,
 		),
@@ -36,51 +47,166 @@ Example:
 			if err := maxArgs(c, 0); err != nil {
 				return err
 			}
-			f, err := runFilter(c, time.Now())
-			if err != nil {
+			o := runsOptions{db: c.String("db"), format: c.String("format"), columns: defaultRunColumns}
+			var err error
+			if o.filter, err = runFilter(c, time.Now()); err != nil {
 				return err
 			}
-			f.Limit = c.Int("limit")
-			sync := ""
-			if !c.Bool("no-sync") {
-				sync = c.String("workdir")
+			o.filter.Limit = c.Int("limit")
+			if o.filter.Sort, err = sortFlag(c.String("sort")); err != nil {
+				return err
 			}
-			return runRuns(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), sync, c.String("format"), f)
+			if c.IsSet("columns") {
+				if o.columns, err = columnsFlag(c.String("columns")); err != nil {
+					return err
+				}
+			}
+			if !c.Bool("no-sync") {
+				o.syncWorkdir = c.String("workdir")
+			}
+			return runRuns(c.Context, c.App.Writer, c.App.ErrWriter, o)
 		},
 	}
 }
 
-// runRuns lists runs; unless syncWorkdir is "", it syncs submitted jobs
+type runsOptions struct {
+	db, format, syncWorkdir string // syncWorkdir "": no sync first
+	filter                  results.RunFilter
+	columns                 []string
+}
+
+// runRuns lists runs; unless o.syncWorkdir is "", it syncs submitted jobs
 // first.
-func runRuns(ctx context.Context, w, stderr io.Writer, dbPath, syncWorkdir, format string, f results.RunFilter) error {
-	if err := checkFormat(format); err != nil {
+func runRuns(ctx context.Context, w, stderr io.Writer, o runsOptions) error {
+	if err := checkFormat(o.format); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, dbPath)
+	db, err := openStore(ctx, o.db)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := harness.CheckFilter(ctx, db, f); err != nil {
+	if err := harness.CheckFilter(ctx, db, o.filter); err != nil {
 		return err
 	}
-	if syncWorkdir != "" {
-		syncFirst(ctx, stderr, db, syncWorkdir)
+	if o.syncWorkdir != "" {
+		syncFirst(ctx, stderr, db, o.syncWorkdir)
 	}
-	runs, err := db.Runs(ctx, f)
+	runs, err := db.Runs(ctx, o.filter)
 	if err != nil {
 		return err
 	}
 	if runs == nil {
 		runs = []results.Run{} // JSON: [], not null
 	}
-	t := &table{header: []string{"RUN", "STARTED", "SWEEP", "POINT", "STATUS", "RANKS", "PROVIDER", "HOSTS", "SAMPLES", "TAGS"},
-		records: runs}
-	for _, r := range runs {
-		t.add(fmt.Sprint(r.ID), r.Started.Local().Format("2006-01-02 15:04:05"), r.Sweep, runLabel(r), r.Status,
-			fmt.Sprint(r.Ranks), dash(r.Provider), hostList(r.Hosts), fmt.Sprint(r.Samples), tagList(r.Tags))
+	t := &table{records: runs}
+	for _, name := range o.columns {
+		t.header = append(t.header, strings.ToUpper(name))
 	}
-	return writeTable(w, format, t)
+	for _, r := range runs {
+		row := make([]string, len(o.columns))
+		for i, name := range o.columns {
+			col := runColumnsByName[name]
+			row[i] = col.cell(r)
+			if o.format == "table" && col.width > 0 {
+				row[i] = truncate(row[i], col.width)
+			}
+		}
+		t.add(row...)
+	}
+	if err := writeTable(w, o.format, t); err != nil {
+		return err
+	}
+	if o.filter.Limit > 0 && len(runs) == o.filter.Limit {
+		n, err := db.CountRuns(ctx, o.filter)
+		if err != nil {
+			return err
+		}
+		if n > len(runs) {
+			fmt.Fprintf(stderr, "note: %d of %d runs shown; --limit 0 shows all\n", len(runs), n)
+		}
+	}
+	return nil
+}
+
+// runColumn is a column of efaxx runs: its cell, and the most characters
+// a table shows of it (0: all).
+type runColumn struct {
+	cell  func(r results.Run) string
+	width int
+}
+
+// runColumnsByName are the columns --columns takes.
+var runColumnsByName = map[string]runColumn{
+	"run":       {cell: func(r results.Run) string { return fmt.Sprint(r.ID) }},
+	"uid":       {cell: func(r results.Run) string { return r.UID }},
+	"started":   {cell: func(r results.Run) string { return r.Started.Local().Format("2006-01-02 15:04:05") }},
+	"finished":  {cell: func(r results.Run) string { return timeCell(r.Finished) }},
+	"sweep":     {cell: func(r results.Run) string { return r.Sweep }},
+	"benchmark": {cell: func(r results.Run) string { return r.Benchmark }},
+	"point":     {cell: runLabel},
+	"params":    {cell: func(r results.Run) string { return paramList(r.Params) }},
+	"status":    {cell: func(r results.Run) string { return r.Status }},
+	"reason":    {cell: func(r results.Run) string { return r.Reason }, width: 60},
+	"ranks":     {cell: func(r results.Run) string { return fmt.Sprint(r.Ranks) }},
+	"provider":  {cell: func(r results.Run) string { return dash(r.Provider) }},
+	"hosts":     {cell: func(r results.Run) string { return hostList(r.Hosts) }},
+	"samples":   {cell: func(r results.Run) string { return fmt.Sprint(r.Samples) }},
+	"tags":      {cell: func(r results.Run) string { return tagList(r.Tags) }},
+	"executor":  {cell: func(r results.Run) string { return r.Executor }},
+	"job":       {cell: func(r results.Run) string { return dash(r.Job) }},
+	"step":      {cell: func(r results.Run) string { return dash(r.Step) }},
+	"dir":       {cell: func(r results.Run) string { return r.Dir }},
+}
+
+// defaultRunColumns are the columns of efaxx runs without --columns.
+var defaultRunColumns = []string{"run", "started", "sweep", "point", "status", "ranks", "provider", "hosts", "samples",
+	"tags", "reason"}
+
+// runColumnNames are the names of runColumnsByName, sorted.
+func runColumnNames() []string {
+	names := make([]string, 0, len(runColumnsByName))
+	for k := range runColumnsByName {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// columnsFlag reads --columns.
+func columnsFlag(s string) ([]string, error) {
+	cols := splitList(s)
+	if len(cols) == 0 {
+		return nil, &usageError{msg: "--columns is empty", hint: "--columns run,status,reason"}
+	}
+	for _, c := range cols {
+		if _, ok := runColumnsByName[c]; !ok {
+			return nil, &usageError{msg: fmt.Sprintf("--columns: no column %q%s; the columns are %s", c,
+				harness.DidYouMean(c, runColumnNames()), strings.Join(runColumnNames(), ", "))}
+		}
+	}
+	return cols, nil
+}
+
+// sortFlag reads --sort.
+func sortFlag(s string) ([]string, error) {
+	fields := splitList(s)
+	for _, f := range fields {
+		name := strings.TrimPrefix(f, "-")
+		if !slices.Contains(results.RunSortFields(), name) {
+			return nil, &usageError{msg: fmt.Sprintf("--sort: no field %q%s; the fields are %s", name,
+				harness.DidYouMean(name, results.RunSortFields()), strings.Join(results.RunSortFields(), ", "))}
+		}
+	}
+	return fields, nil
+}
+
+// timeCell formats an instant for a table, "-" for none.
+func timeCell(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
 }
 
 // syncFirst syncs the jobs not yet settled, so the list is current. A

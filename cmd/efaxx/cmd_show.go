@@ -21,6 +21,9 @@ func newShowCommand() *cli.Command {
 		ArgsUsage: "RUN",
 		Description: `Prints a run's status, parameters and fingerprint, then one row per message
 size: the p50 latency (one-way) and the bandwidth across the run's ranks.
+The fingerprint is what the ranks said of where they ran (host, provider,
+libfabric, MPI, efaxx's version and commit, ...): each field's value, or
+where the ranks differ, each value with the ranks that have it.
 
 With --ranks, shows instead how the ranks spread for --metric: per size the
 median, the worst and best sample and the slowest rank, then the slowest
@@ -69,8 +72,9 @@ func runID(arg string) (int64, error) {
 }
 
 type showRecord struct {
-	Run   *results.Run       `json:"run"`
-	Sizes []results.SizeStat `json:"sizes"`
+	Run         *results.Run         `json:"run"`
+	Fingerprint *results.Fingerprint `json:"fingerprint"`
+	Sizes       []results.SizeStat   `json:"sizes"`
 }
 
 func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) error {
@@ -86,34 +90,83 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if err != nil {
 		return err
 	}
+	fp, err := db.Fingerprint(ctx, id)
+	if err != nil {
+		return err
+	}
 	stats, err := db.SizeStats(ctx, id)
 	if err != nil {
 		return err
 	}
-	t := &table{header: sizeHeader(), records: showRecord{Run: r, Sizes: stats}}
+	if stats == nil {
+		stats = []results.SizeStat{}
+	}
+	t := &table{header: sizeHeader(), records: showRecord{Run: r, Fingerprint: fp, Sizes: stats}}
 	for _, st := range stats {
 		t.add(sizeCells(st)...)
 	}
 	if format == "table" {
 		printRunHeader(w, r)
+		printFingerprint(w, fp)
 	}
 	return writeTable(w, format, t)
 }
 
 func printRunHeader(w io.Writer, r *results.Run) {
-	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, runLabel(*r), strings.ToUpper(r.Status))
+	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, printable(runLabel(*r)), strings.ToUpper(r.Status))
 	if r.Reason != "" {
-		fmt.Fprintf(w, "  reason:   %s\n", r.Reason)
+		fmt.Fprintf(w, "  reason:   %s\n", printable(r.Reason))
 	}
-	fmt.Fprintf(w, "  sweep:    %s (point %s)\n", r.Sweep, r.Point)
-	fmt.Fprintf(w, "  params:   %s\n", paramList(r.Params))
-	fmt.Fprintf(w, "  ran:      %d ranks on %s, provider %s, %s executor\n", r.Ranks, dash(strings.Join(r.Hosts, ",")),
-		dash(r.Provider), r.Executor)
+	fmt.Fprintf(w, "  sweep:    %s (point %s)\n", printable(r.Sweep), r.Point)
+	fmt.Fprintf(w, "  params:   %s\n", printable(paramList(r.Params)))
+	if len(r.Tags) > 0 {
+		fmt.Fprintf(w, "  tags:     %s\n", printable(tagList(r.Tags)))
+	}
+	fmt.Fprintf(w, "  ran:      %d ranks on %s, provider %s, %s executor\n", r.Ranks, printable(dash(strings.Join(r.Hosts, ","))),
+		printable(dash(r.Provider)), r.Executor)
 	fmt.Fprintf(w, "  started:  %s", r.Started.Local().Format("2006-01-02 15:04:05"))
 	if !r.Finished.IsZero() {
 		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e6))
 	}
-	fmt.Fprintf(w, "\n  dir:      %s\n\n", r.Dir)
+	fmt.Fprintf(w, "\n  dir:      %s\n", printable(r.Dir))
+}
+
+// maxValues is how many values of one fingerprint field show prints
+// before it counts the rest.
+const maxValues = 4
+
+// printFingerprint prints each field of fp: its value, or when the ranks
+// differ, each value with the ranks that have it, the commonest first.
+func printFingerprint(w io.Writer, fp *results.Fingerprint) {
+	fmt.Fprintf(w, "  fingerprint of %d ranks", fp.Ranks)
+	if fp.None != "" {
+		fmt.Fprintf(w, " (none from ranks %s)", fp.None)
+	}
+	fmt.Fprintln(w, ":")
+	for _, f := range fp.Fields {
+		var parts []string
+		for i, v := range f.Values {
+			if i == maxValues {
+				parts = append(parts, fmt.Sprintf("and %d more values", len(f.Values)-maxValues))
+				break
+			}
+			text := strings.Trim(string(v.Value), `"`)
+			if len(f.Values) > 1 {
+				text += fmt.Sprintf(" (%s %s)", plural(v.Count, "rank", "ranks"), v.Ranks)
+			}
+			parts = append(parts, text)
+		}
+		fmt.Fprintf(w, "    %-16s %s\n", f.Key, printable(strings.Join(parts, "; ")))
+	}
+	fmt.Fprintln(w)
+}
+
+// plural returns one or many, as n asks.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func paramList(params map[string]any) string {

@@ -39,6 +39,7 @@ func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id in
 	}
 	if format == "table" {
 		printRunHeader(w, r)
+		fmt.Fprintln(w)
 	}
 	for i, t := range spreadTables(sp) {
 		if i > 0 {

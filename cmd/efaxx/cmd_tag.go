@@ -60,6 +60,6 @@ func runTag(ctx context.Context, w io.Writer, dbPath string, id int64, set map[s
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "run %d: %s\n", id, tagList(r.Tags))
+	fmt.Fprintf(w, "run %d: %s\n", id, printable(tagList(r.Tags)))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 )
@@ -30,7 +31,11 @@ func writeTable(w io.Writer, format string, t *table) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, strings.Join(t.header, "\t")+"\t")
 		for _, r := range t.rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+			cells := make([]string, len(r))
+			for i, c := range r {
+				cells[i] = printable(c)
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 		}
 		return tw.Flush()
 	case "csv":
@@ -53,4 +58,34 @@ func checkFormat(format string) error {
 		return nil
 	}
 	return &usageError{msg: fmt.Sprintf("--format %q: want table, csv or json", format)}
+}
+
+// printable escapes the control characters of s, as \x1b or \u0085: a
+// stored string (a tag, a reason, a host name) must not move the cursor,
+// clear the screen or break a table's row when printed to a terminal.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x100 && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// truncate cuts s to at most n characters, marking the cut with "...".
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
 }

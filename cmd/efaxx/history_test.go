@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,8 +24,12 @@ func writeSynth(t *testing.T, runs ...*synth.Run) string {
 		}
 	}
 	db := filepath.Join(dir, "test.db")
-	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", session); code != 0 {
-		t.Fatalf("efaxx ingest = %d\n%s%s", code, stdout, stderr)
+	want := 0
+	if slices.ContainsFunc(runs, func(r *synth.Run) bool { return r.Fail != "" }) {
+		want = 3 // a run that did not end ok
+	}
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", session); code != want {
+		t.Fatalf("efaxx ingest = %d, want %d\n%s%s", code, want, stdout, stderr)
 	}
 	return db
 }

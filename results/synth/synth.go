@@ -51,6 +51,13 @@ type Run struct {
 	// set, is the factor on the time of the samples of rail 0.
 	Rails    int
 	SlowRail float64
+
+	// Fail, when set, is the error of rank 0's end record: the run is
+	// stored failed, with this reason.
+	Fail string
+
+	// Fingerprint, when set, changes each rank's fingerprint record.
+	Fingerprint func(rank int, fp *record.Rank)
 }
 
 // Write writes the run into dir, creating it, and returns the directory.
@@ -148,7 +155,11 @@ func (r *Run) writeRank(path string, rank int, rng *rand.Rand) error {
 		}
 	}
 	if err == nil {
-		err = enc.Encode(record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusOK, ElapsedNs: 5e9})
+		end := record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusOK, ElapsedNs: 5e9}
+		if rank == 0 && r.Fail != "" {
+			end.Status, end.Error = record.StatusFailed, r.Fail
+		}
+		err = enc.Encode(end)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -161,13 +172,17 @@ func (r *Run) writeRank(path string, rank int, rng *rand.Rand) error {
 
 // fingerprint returns the rank record of rank.
 func (r *Run) fingerprint(rank int) record.Rank {
-	return record.Rank{
+	fp := record.Rank{
 		Type: record.TypeRank, Rank: rank, World: r.Ranks, LocalRank: rank % r.PerHost,
 		LocalSize: r.PerHost, Host: fmt.Sprintf("node%04d", rank/r.PerHost), PID: 1000 + rank,
 		Benchmark: r.Benchmark, Provider: "shm", Fabric: "shm", Domain: "shm",
 		Libfabric: "1.17.0", MPI: "Open MPI v4.1.4", Version: "synth", Commit: "synth",
 		StartNs: r.StartNs,
 	}
+	if r.Fingerprint != nil {
+		r.Fingerprint(rank, &fp)
+	}
+	return fp
 }
 
 // sample draws rank's sample of size: one iteration takes the model's time
