@@ -101,8 +101,9 @@ func TestTag(t *testing.T) {
 	if got := runIDs(t, db, "--tag", "driver=550.54"); !reflect.DeepEqual(got, []int64{1}) {
 		t.Errorf("runs tagged driver=550.54 = %v, want [1]", got)
 	}
-	if got := runIDs(t, db, "--tag", "site"); got != nil {
-		t.Errorf("runs tagged site = %v, want none (deleted)", got)
+	// No run has the key any more: a filter on it is an error, as a typo is.
+	if code, _, stderr := efaxx(t, "--db", db, "runs", "--tag", "site"); code != 2 || !strings.Contains(stderr, `tag "site": matches nothing`) {
+		t.Errorf("runs tagged site (deleted) = %d, %q; want 2: no run has the key", code, stderr)
 	}
 	if code, _, stderr := efaxx(t, "--db", db, "tag", "7", "a=b"); code != 3 || !strings.Contains(stderr, "run 7: not in the store") {
 		t.Errorf("efaxx tag of a missing run = %d, %q; want 3 naming the run", code, stderr)
