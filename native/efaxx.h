@@ -4,8 +4,9 @@
  *
  * Go crosses into C once per message size: efx_run() runs every warm-up and
  * timed iteration of that size, for every peer, and fills plain structs.
- * C never keeps a Go pointer. Every function returns 0 or a negative errno
- * style code and writes a message into err (ERRLEN bytes).
+ * C never keeps a Go pointer. Every function that can fail returns 0, or
+ * -1 with a message in err (EFX_ERRLEN bytes) that names what failed: the
+ * libfabric or MPI call with its file and line, or the check.
  */
 #ifndef EFAXX_H
 #define EFAXX_H
@@ -96,6 +97,7 @@ typedef struct efx_sample {
 	char variant[32]; /* how it was measured, when one run measures several ways ("264x512", "memcpy") */
 } efx_sample;
 
+/* efx_mpi_init learns this rank's place; on failure info->rank is -1 unless it was learnt. */
 int efx_mpi_init(efx_info *info, char *err);
 int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err);
 /* efx_run measures one size. out must hold 2*world samples; *n is set. */
@@ -105,7 +107,8 @@ void efx_close(efx_ctx *ctx);
  * past its end. The Go side's table of benchmarks (package benchmarks)
  * must name the same ones: a test holds them together. */
 const char *efx_benchmark_name(int i);
-void efx_mpi_finalize(void);
-void efx_mpi_abort(int code);
+int efx_mpi_finalize(char *err);
+/* efx_mpi_abort ends every rank of the job; it returns only when that failed. */
+int efx_mpi_abort(int code, char *err);
 
 #endif

@@ -32,13 +32,21 @@
 /* efx_fail formats a message into err and returns -1. */
 #define efx_fail(err, ...) (snprintf((err), EFX_ERRLEN, __VA_ARGS__), -1)
 
+/* efx_fail_at fails naming the file and line it is written on. */
+#define efx_fail_at(err, fmt, ...) efx_fail((err), "%s:%d: " fmt, __FILE__, __LINE__, ##__VA_ARGS__)
+
+/* efx_fail_fi fails for a libfabric call that returned ret (negative):
+ * "file:line: call<what>: fi_strerror", what a format that starts with a
+ * space (" on rail %u") or "". */
+#define efx_fail_fi(err, call, ret, what, ...) \
+	efx_fail_at((err), "%s" what ": %s", (call), ##__VA_ARGS__, fi_strerror((int)-(ret)))
+
 /* EFX_FI runs a libfabric call and fails with its name and fi_strerror. */
-#define EFX_FI(err, call)                                                        \
-	do {                                                                     \
-		int efx_ret_ = (int)(call);                                      \
-		if (efx_ret_ < 0)                                                \
-			return efx_fail(err, "%s:%d: %s: %s", __FILE__, __LINE__, \
-					#call, fi_strerror(-efx_ret_));          \
+#define EFX_FI(err, call)                                       \
+	do {                                                    \
+		int efx_ret_ = (int)(call);                     \
+		if (efx_ret_ < 0)                               \
+			return efx_fail_fi(err, #call, efx_ret_, ""); \
 	} while (0)
 
 enum efx_op_kind { OP_SEND, OP_RECV, OP_WRITE, OP_ACK };

@@ -30,6 +30,10 @@ static struct fi_info *make_hints(const char *prov)
 	h->domain_attr->mr_mode = MR_BITS;
 	h->domain_attr->threading = FI_THREAD_DOMAIN;
 	h->fabric_attr->prov_name = strdup(prov);
+	if (!h->fabric_attr->prov_name) { /* NULL would mean any provider */
+		fi_freeinfo(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -37,7 +41,7 @@ static int get_info(const char *prov, struct fi_info **out, char *err, bool quie
 {
 	struct fi_info *h = make_hints(prov);
 	if (!h)
-		return efx_fail(err, "fi_allocinfo: out of memory");
+		return efx_fail(err, "fi_getinfo hints for \"%s\": out of memory", prov);
 	int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, h, out);
 	fi_freeinfo(h);
 	if (ret && !quiet)

@@ -26,15 +26,34 @@ int efx_stalled(efx_ctx *c, const char *what)
 			what, idle / 1e9);
 }
 
+/* op_name is the libfabric call that posts op. */
+static const char *op_name(const efx_op *op)
+{
+	switch (op->kind) {
+	case OP_SEND:
+		return "fi_send";
+	case OP_WRITE:
+		return op->delivered ? "fi_writemsg" : "fi_writedata";
+	case OP_RECV:
+		return "fi_recv";
+	case OP_ACK:
+		return "fi_recv (ack)";
+	}
+	return "?";
+}
+
 static int cq_error(efx_ctx *c, efx_rail *r)
 {
 	struct fi_cq_err_entry e = {0};
 	char buf[256];
-	if (fi_cq_readerr(r->cq, &e, 0) < 0)
-		return efx_fail(c->err, "completion error on rail %u, and fi_cq_readerr failed", r->index);
+	ssize_t rc = fi_cq_readerr(r->cq, &e, 0);
+	if (rc < 0)
+		return efx_fail_fi(c->err, "fi_cq_readerr", rc, " on rail %u, reading a completion error", r->index);
 	const char *prov = fi_cq_strerror(r->cq, e.prov_errno, e.err_data, buf, sizeof buf);
-	return efx_fail(c->err, "completion error on rail %u (%s): %s (provider: %s)", r->index,
-			r->fi->domain_attr->name, fi_strerror(e.err), prov ? prov : "?");
+	const efx_op *op = e.op_context;
+	return efx_fail_at(c->err, "fi_cq_read on rail %u (%s): %s failed: %s (provider: %s)", r->index,
+			   r->fi->domain_attr->name, op ? op_name(op) : "an operation", fi_strerror(e.err),
+			   prov ? prov : "?");
 }
 
 /* efx_take returns an idle context of rail r; callers keep within the
@@ -75,11 +94,6 @@ static ssize_t post_now(efx_op *op)
 	return -FI_EINVAL;
 }
 
-static const char *op_name(const efx_op *op)
-{
-	static const char *names[] = {"fi_send", "fi_recv", "fi_writedata", "fi_recv (ack)"};
-	return names[op->kind];
-}
 
 /* efx_post posts op now, or queues it behind the ops its rail refused. */
 int efx_post(efx_ctx *c, efx_op *op)
@@ -90,7 +104,7 @@ int efx_post(efx_ctx *c, efx_op *op)
 		if (rc == 0)
 			return 0;
 		if (rc != -FI_EAGAIN)
-			return efx_fail(c->err, "%s on rail %u: %s", op_name(op), r->index, fi_strerror((int)-rc));
+			return efx_fail_fi(c->err, op_name(op), rc, " on rail %u", r->index);
 	}
 	op->next = NULL;
 	c->requeued++;
@@ -111,7 +125,7 @@ static int drain(efx_ctx *c, efx_rail *r)
 		if (rc == -FI_EAGAIN)
 			return 0;
 		if (rc)
-			return efx_fail(c->err, "%s on rail %u: %s", op_name(op), r->index, fi_strerror((int)-rc));
+			return efx_fail_fi(c->err, op_name(op), rc, " on rail %u", r->index);
 		r->pend_head = op->next;
 		if (!r->pend_head)
 			r->pend_tail = NULL;
@@ -151,8 +165,8 @@ static int on_op(efx_ctx *c, efx_rail *r, efx_op *op, size_t len)
 	case OP_RECV:
 		r->rx_inflight--;
 		if (len != op->len)
-			return efx_fail(c->err, "rail %u: received %zu bytes where %zu were expected", r->index, len,
-					op->len);
+			return efx_fail_at(c->err, "fi_cq_read on rail %u: a receive of %zu bytes completed with %zu",
+					   r->index, op->len, len);
 		break;
 	case OP_ACK: {
 		efx_ack a = ((efx_ack *)c->buf[BUF_CTL].ptr)[op->index];
@@ -176,7 +190,7 @@ static int poll_rail(efx_ctx *c, efx_rail *r)
 	else if (n == -FI_EAVAIL)
 		return cq_error(c, r);
 	else if (n < 0)
-		return efx_fail(c->err, "fi_cq_read on rail %u: %s", r->index, fi_strerror((int)-n));
+		return efx_fail_fi(c->err, "fi_cq_read", n, " on rail %u", r->index);
 	for (ssize_t i = 0; i < n; i++) {
 		if (e[i].flags & FI_REMOTE_WRITE)
 			on_remote_write(c, e[i].data);
@@ -242,7 +256,7 @@ int efx_send_ack(efx_ctx *c, int peer, uint64_t value)
 		if (rc == 0)
 			return 0;
 		if (rc != -FI_EAGAIN)
-			return efx_fail(c->err, "fi_inject (ack to rank %d): %s", peer, fi_strerror((int)-rc));
+			return efx_fail_fi(c->err, "fi_inject", rc, " (ack to rank %d)", peer);
 		if (efx_progress(c) < 0 || efx_stalled(c, "room to send an ack"))
 			return -1;
 	}
@@ -282,10 +296,10 @@ int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it)
 		if (efx_progress(c) < 0 || efx_stalled(c, "remote writes to land"))
 			return -1;
 	if (c->wr_count[i] != n || c->wr_tag[i] != (uint32_t)(it & 0xffff))
-		return efx_fail(c->err,
-				"iteration %llu from rank %d: %llu writes tagged %u landed in slot %zu, want %llu tagged %u",
-				(unsigned long long)it, sender, (unsigned long long)c->wr_count[i], c->wr_tag[i],
-				i % EFX_MAX_SLOTS, (unsigned long long)n, (uint32_t)(it & 0xffff));
+		return efx_fail_at(c->err,
+				   "iteration %llu from rank %d: %llu writes tagged %u landed in slot %zu, want %llu tagged %u",
+				   (unsigned long long)it, sender, (unsigned long long)c->wr_count[i], c->wr_tag[i],
+				   i % EFX_MAX_SLOTS, (unsigned long long)n, (uint32_t)(it & 0xffff));
 	c->wr_count[i] = 0;
 	return 0;
 }

@@ -53,6 +53,8 @@ static int open_proxy(efx_ctx *c)
 	if (c->info->rank != 0)
 		return 0;
 	efx_gpu_proxy *p = calloc(1, sizeof *p);
+	if (!p)
+		return efx_fail(c->err, "proxy: out of memory");
 	c->proxy = p;
 	uint64_t ops = (c->cfg.max_size + c->cfg.chunk - 1) / c->cfg.chunk + EFX_MAX_RAILS; /* split adds one per slice */
 	p->off = calloc(3 * ops, sizeof *p->off);

@@ -84,15 +84,22 @@ static int host_phase(efx_ctx *c, const efx_ring *r, uint64_t first, uint64_t n,
 	pthread_t *th = calloc(np, sizeof *th);
 	if (!a || !th)
 		return free(a), free(th), efx_fail(c->err, "queue: out of memory");
-	for (uint32_t k = 0; k < np; k++) {
+	uint32_t started = 0;
+	int rc = 0;
+	for (uint32_t k = 0; k < np && rc == 0; k++) {
 		a[k] = (producer){r, first, n, k, np, corrupt ? first + n - 1 : UINT64_MAX, c->cfg.blocking != 0, polite,
 				  c->cfg.timeout_ns, lat, 0};
-		pthread_create(&th[k], NULL, produce, &a[k]);
+		int e = pthread_create(&th[k], NULL, produce, &a[k]);
+		if (e == 0)
+			started++;
+		else /* the producers started give up within the timeout: nothing pops their commands */
+			rc = efx_fail_at(c->err, "pthread_create (queue producer %u of %u): %s", k, np, strerror(e));
 	}
 	/* the consumer checks ids in [0, total); this phase's are [first, first + n) */
-	int rc = efx_ring_consume(r, first, n, total, seen, polite, c->cfg.timeout_ns, c->err, EFX_ERRLEN);
+	if (rc == 0)
+		rc = efx_ring_consume(r, first, n, total, seen, polite, c->cfg.timeout_ns, c->err, EFX_ERRLEN);
 	int failed = 0;
-	for (uint32_t k = 0; k < np; k++) {
+	for (uint32_t k = 0; k < started; k++) {
 		pthread_join(th[k], NULL);
 		failed |= a[k].failed;
 	}

@@ -32,14 +32,22 @@ type Process struct {
 }
 
 // Init initialises MPI and learns this rank's place in the job. Call it
-// from the main goroutine.
+// from the main goroutine. When MPI fails after this rank has learnt its
+// rank, Init returns the Process with the error, so that the rank can
+// still write its records and abort the job; before, it returns nil.
 func Init() (*Process, error) {
-	p := &Process{
-		info: (*C.efx_info)(C.calloc(1, C.sizeof_efx_info)),
-		err:  (*C.char)(C.calloc(1, C.EFX_ERRLEN)),
+	info, msg := C.calloc(1, C.sizeof_efx_info), C.calloc(1, C.EFX_ERRLEN)
+	if info == nil || msg == nil {
+		C.free(info)
+		C.free(msg)
+		return nil, errors.New("native: allocate the fingerprint: out of memory")
 	}
+	p := &Process{info: (*C.efx_info)(info), err: (*C.char)(msg)}
 	if C.efx_mpi_init(p.info, p.err) != 0 {
-		return nil, p.lastError()
+		if p.info.rank < 0 {
+			return nil, p.lastError()
+		}
+		return p, p.lastError()
 	}
 	return p, nil
 }
@@ -67,11 +75,21 @@ func (p *Process) Info() Info {
 }
 
 // Finalize ends MPI after a successful step.
-func (p *Process) Finalize() { C.efx_mpi_finalize() }
+func (p *Process) Finalize() error {
+	if C.efx_mpi_finalize(p.err) != 0 {
+		return p.lastError()
+	}
+	return nil
+}
 
 // Abort ends every rank of the job: a failed rank must not leave its
-// peers waiting.
-func (p *Process) Abort(code int) { C.efx_mpi_abort(C.int(code)) }
+// peers waiting. It returns only when MPI could not abort.
+func (p *Process) Abort(code int) error {
+	if C.efx_mpi_abort(C.int(code), p.err) != 0 {
+		return p.lastError()
+	}
+	return nil
+}
 
 // Runner holds the open endpoint, buffers and registrations of one step.
 type Runner struct {
@@ -106,6 +124,10 @@ func (p *Process) Open(cfg Config) (*Runner, error) {
 		return nil, p.lastError()
 	}
 	r.out = (*C.efx_sample)(C.calloc(C.size_t(2*p.info.world), C.sizeof_efx_sample))
+	if r.out == nil {
+		C.efx_close(r.ctx)
+		return nil, errors.New("native: allocate the samples: out of memory")
+	}
 	return r, nil
 }
 

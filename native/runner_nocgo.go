@@ -12,10 +12,10 @@ func Init() (*Process, error) { return nil, ErrNoCgo }
 func (*Process) Info() Info { return Info{} }
 
 // Finalize does nothing.
-func (*Process) Finalize() {}
+func (*Process) Finalize() error { return ErrNoCgo }
 
 // Abort does nothing.
-func (*Process) Abort(int) {}
+func (*Process) Abort(int) error { return ErrNoCgo }
 
 // Runner is unavailable without cgo.
 type Runner struct{}

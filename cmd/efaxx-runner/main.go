@@ -54,23 +54,31 @@ func run(args []string) int {
 		return 2
 	}
 	proc, err := native.Init()
-	if err != nil {
+	if proc == nil {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		return 1
 	}
-	if err := measure(proc, opts); err != nil {
+	if err := measure(proc, opts, err); err != nil {
 		in := proc.Info()
 		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d on %s: %v\n", in.Rank, in.Host, err)
-		proc.Abort(1) // a failed rank must not leave its peers waiting; does not return
+		// A failed rank must not leave its peers waiting; Abort returns only if MPI could not abort.
+		if err := proc.Abort(1); err != nil {
+			fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
+		}
 		return 1
 	}
-	proc.Finalize()
+	if err := proc.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
+		return 1
+	}
 	return 0
 }
 
-// measure runs every size and writes every record. Whatever happens, the
-// records written before a failure stay on disk, one complete line each.
-func measure(proc *native.Process, opts options) error {
+// measure runs every size and writes every record; initErr, when MPI
+// failed after this rank learnt its rank, is the step's failure. Whatever
+// happens, the records written before a failure stay on disk, one
+// complete line each.
+func measure(proc *native.Process, opts options, initErr error) error {
 	start := time.Now()
 	rank := proc.Info().Rank
 	w, err := createRankFile(opts.out, rank)
@@ -82,7 +90,11 @@ func measure(proc *native.Process, opts options) error {
 	defer stop()
 	placement := place(native.Sysfs{Root: "/"}, opts, proc.Info().LocalRank, proc.Info().LocalSize)
 	opts.cfg.NICs, opts.cfg.Core = placement.nics, placement.core
-	runner, openErr := proc.Open(opts.cfg)
+	var runner *native.Runner
+	openErr := initErr
+	if openErr == nil {
+		runner, openErr = proc.Open(opts.cfg)
+	}
 	if err := w.write(fingerprint(proc.Info(), opts, placement, start)); err != nil {
 		return err
 	}
