@@ -11,9 +11,16 @@
  * Timing: one iteration runs from this rank's first post until the last
  * peer's data has landed here; the timed phase starts after a barrier.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "efx.h"
+
+/* The benchmark's state: a stream to each other rank. */
+typedef struct all2all {
+	efx_stream *streams;
+	uint32_t n;
+} all2all;
 
 static int wait_all_slots(efx_ctx *c, uint64_t v)
 {
@@ -23,36 +30,64 @@ static int wait_all_slots(efx_ctx *c, uint64_t v)
 	return 0;
 }
 
-/* exchange writes iteration it to every peer and waits for every peer's iteration it. */
-static int exchange(efx_ctx *c, const efx_plan *p, uint32_t ns, uint64_t it, uint64_t size)
+static int start(efx_loop *l)
 {
+	efx_ctx *c = l->c;
+	all2all *a = l->state;
 	int me = c->info->rank;
-	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(size);
-	for (uint32_t i = 0; i < ns; i++)
-		c->streams[i].remote_off = (uint64_t)efx_region(me, c->streams[i].peer) * c->region_len + slot_off;
-	efx_xfer x = {.kind = OP_WRITE, .plan = p, .buf = c->buf[BUF_SRC].ptr, .data = EFX_DATA(me, it),
-		      .nstreams = ns, .streams = c->streams};
+	efx_set_slots(c, l->size);
+	a->n = 0;
+	for (int q = 0; q < c->info->world; q++) {
+		c->acked[q] = 0;
+		if (q != me)
+			a->streams[a->n++] = (efx_stream){.peer = q, .rail = efx_stream_rail(c, me, q)};
+	}
+	return 0;
+}
+
+/* sync meets every rank once every peer has verified it iterations. */
+static int sync_all(efx_loop *l, uint64_t it) { return wait_all_slots(l->c, it) || efx_barrier(l->c) ? -1 : 0; }
+
+/* ready waits until every peer has verified the last user of iteration it's slot. */
+static int ready(efx_loop *l, uint64_t it)
+{
+	uint32_t slots = l->c->nslots;
+	return wait_all_slots(l->c, it >= slots ? it - slots + 1 : 0);
+}
+
+/* exchange writes iteration it to every peer and waits for every peer's iteration it. */
+static int exchange(efx_loop *l, uint64_t it)
+{
+	efx_ctx *c = l->c;
+	all2all *a = l->state;
+	int me = c->info->rank;
+	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(l->size);
+	for (uint32_t i = 0; i < a->n; i++)
+		a->streams[i].remote_off = (uint64_t)efx_region(me, a->streams[i].peer) * c->region_len + slot_off;
+	efx_xfer x = {.kind = OP_WRITE, .plan = &l->plan, .buf = l->src, .data = EFX_DATA(me, it),
+		      .nstreams = a->n, .streams = a->streams};
 	if (efx_xfer_run(c, &x, 1, "write completions"))
 		return -1;
 	for (int q = 0; q < c->info->world; q++)
-		if (q != me && efx_wait_landed(c, q, p->n, it))
+		if (q != me && efx_wait_landed(c, q, l->plan.n, it))
 			return -1;
 	return 0;
 }
 
 /* verify checks every peer's iteration it and acks it when due. */
-static int verify(efx_ctx *c, const efx_plan *p, uint64_t it, uint64_t total, uint64_t size)
+static int verify(efx_loop *l, uint64_t it)
 {
+	efx_ctx *c = l->c;
 	int me = c->info->rank;
-	uint64_t w = c->cfg.warmup, ack_every = c->nslots > 4 ? c->nslots / 4 : 1;
-	bool full = it == 0 || it == total - 1;
-	bool ack = (it + 1) % ack_every == 0 || it + 1 == w || it + 1 == total;
+	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1;
+	bool full = it == 0 || it == l->total - 1;
+	bool ack = (it + 1) % ack_every == 0 || it + 1 == c->cfg.warmup || it + 1 == l->total;
 	for (int q = 0; q < c->info->world; q++) {
 		if (q == me)
 			continue;
 		const uint8_t *buf = c->buf[BUF_DST].ptr + (uint64_t)efx_region(q, me) * c->region_len +
-				     (it & (c->nslots - 1)) * efx_stride(size);
-		if (efx_check(buf, p, efx_seed(size, q, it), q, full, c->err))
+				     (it & (c->nslots - 1)) * efx_stride(l->size);
+		if (efx_check(buf, &l->plan, efx_seed(l->size, q, it), q, full, c->err))
 			return -1;
 		if (ack && efx_send_ack(c, q, it + 1))
 			return -1;
@@ -60,61 +95,46 @@ static int verify(efx_ctx *c, const efx_plan *p, uint64_t it, uint64_t total, ui
 	return 0;
 }
 
-static int measure(efx_ctx *c, uint64_t size, efx_sample *s)
+static int finish(efx_loop *l, efx_sample *s)
 {
-	int me = c->info->rank;
-	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
-	uint32_t ns = 0;
-	int64_t start = 0, end = 0;
-	efx_plan p;
-	efx_plan_for(c, &p, size);
-	efx_set_slots(c, size);
-	for (int q = 0; q < c->info->world; q++) {
-		c->acked[q] = 0;
-		if (q != me)
-			c->streams[ns++] = (efx_stream){.peer = q, .rail = efx_stream_rail(c, me, q)};
-	}
-	if (efx_barrier(c))
-		return -1;
-	for (uint64_t it = 0; it < total; it++) {
-		if (it == w) {
-			if (wait_all_slots(c, w) || efx_barrier(c))
-				return -1;
-			efx_reset_counts(c);
-			start = efx_now();
-		}
-		if (wait_all_slots(c, it >= c->nslots ? it - c->nslots + 1 : 0))
-			return -1;
-		efx_stamp(c->buf[BUF_SRC].ptr, &p, efx_seed(size, me, it), me);
-		bool hook = me == 0 && size == c->cfg.corrupt_size && it == total - 1;
-		if (hook)
-			efx_corrupt(c->buf[BUF_SRC].ptr, size);
-		int64_t t0 = efx_now();
-		if (exchange(c, &p, ns, it, size))
-			return -1;
-		end = efx_now();
-		if (it >= w)
-			c->lat[it - w] = end - t0;
-		if (hook)
-			efx_corrupt(c->buf[BUF_SRC].ptr, size);
-		if (verify(c, &p, it, total, size))
-			return -1;
-	}
-	s->elapsed_ns = end - start;
-	s->bytes_sent = s->bytes_recv = size * ns;
-	efx_rail_bytes(c, s);
-	efx_summarize(s, c->lat, c->cfg.iterations);
-	efx_unstamp(c->buf[BUF_SRC].ptr, &p, me);
-	return wait_all_slots(c, total);
+	const all2all *a = l->state;
+	s->bytes_sent = s->bytes_recv = l->size * a->n;
+	return wait_all_slots(l->c, l->total);
 }
 
-static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+static const efx_side every_rank = {.start = start, .sync = sync_all, .ready = ready, .iteration = exchange,
+				    .verify = verify, .finish = finish, .stamps = true};
+
+static int all2all_open(efx_ctx *c, void **state)
+{
+	all2all *a = calloc(1, sizeof *a);
+	if (a)
+		a->streams = calloc((size_t)c->info->world, sizeof *a->streams);
+	*state = a;
+	if (!a || !a->streams)
+		return efx_fail(c->err, "all2all: out of memory");
+	return efx_fabric_open(c, (efx_net){.acks = true, .every_sender = true});
+}
+
+static int all2all_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
 {
 	efx_sample *s = &out[0];
-	*n = 1; /* efx_run reports no sample of a size that failed */
 	s->peer = c->info->world == 2 ? 1 - c->info->rank : -1;
 	s->role = EFX_ROLE_BOTH;
-	return measure(c, size, s);
+	efx_loop l = {.c = c, .state = state, .size = size, .peer = -1};
+	if (efx_loop_run(&every_rank, &l, s))
+		return -1;
+	*n = 1;
+	return 0;
 }
 
-const efx_bench efx_all2all = {.name = "all2all", .min_ranks = 2, .acks = true, .all_senders = true, .open = efx_open_fabric, .run = run};
+static void all2all_close(efx_ctx *c, void *state)
+{
+	all2all *a = state;
+	if (a)
+		free(a->streams);
+	free(a);
+}
+
+const efx_bench efx_all2all = {.name = "all2all", .min_ranks = 2, .open = all2all_open, .run = all2all_run,
+			       .close = all2all_close};

@@ -1,7 +1,9 @@
 /*
- * bench.c: what every benchmark shares: opening the step, running one
- * message size, the per-peer loop of pairwise benchmarks, and the seeds
- * that tie a payload to its size, sender and iteration.
+ * bench.c: the table of benchmarks and the cgo entry points that run
+ * one: open a step, measure one size, close. A benchmark is one file that
+ * defines its efx_bench (open, run, close) and one row here; the Go table
+ * of benchmarks (package benchmarks) names the same ones, in the same
+ * order, and a test holds the two together through efx_benchmark_name.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,57 +11,18 @@
 
 #include "efx.h"
 
-/* ipc_run runs the GPU ipc benchmark: rank 0 against each peer in turn. */
-static int ipc_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
-{
-	int me = c->info->rank;
-	for (int peer = 1; peer < c->info->world; peer++) {
-		if (me != 0 && me != peer)
-			continue;
-		efx_sample *s = &out[*n];
-		for (int k = 0; k < 2; k++) {
-			s[k].peer = me == 0 ? peer : 0;
-			s[k].role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
-		}
-		c->last_progress = efx_now();
-		int got = efx_ipc(c, size, s[0].peer, s);
-		if (got < 0)
-			return -1;
-		*n += got;
-	}
-	return 0;
-}
+static const efx_bench *table[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_proxy, &efx_ipc, &efx_queue};
 
-/* queue_run runs the GPU-to-CPU queue benchmark on each rank alone. */
-static int queue_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
-{
-	int got = efx_queue(c, size, out);
-	*n = got > 0 ? got : 0;
-	return got < 0 ? -1 : 0;
-}
+#define NBENCH (int)(sizeof table / sizeof table[0])
 
-static const efx_bench efx_ipc_bench = {.name = "ipc", .min_ranks = 2, .open = efx_ipc_open, .run = ipc_run};
-static const efx_bench efx_queue_bench = {.name = "queue", .min_ranks = 1, .open = efx_queue_open, .run = queue_run};
-
-static const efx_bench *benches[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_proxy, &efx_ipc_bench, &efx_queue_bench};
-
-const char *efx_benchmark_name(int i)
-{
-	return i >= 0 && (size_t)i < sizeof benches / sizeof benches[0] ? benches[i]->name : NULL;
-}
+const char *efx_benchmark_name(int i) { return i >= 0 && i < NBENCH ? table[i]->name : NULL; }
 
 static const efx_bench *find(const char *name)
 {
-	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
-		if (strcmp(benches[i]->name, name) == 0)
-			return benches[i];
+	for (int i = 0; i < NBENCH; i++)
+		if (strcmp(table[i]->name, name) == 0)
+			return table[i];
 	return NULL;
-}
-
-/* efx_seed ties a payload to its size, its sender and iteration. */
-uint64_t efx_seed(uint64_t size, int sender, uint64_t it)
-{
-	return (size * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)(uint32_t)sender << 32) ^ it;
 }
 
 static int check_config(const efx_config *cfg, const efx_info *info, char *err)
@@ -106,7 +69,7 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	c->last_progress = efx_now();
 	c->yield = info->local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	c->lat = calloc(cfg->iterations, sizeof *c->lat);
-	int rc = c->lat ? c->bench->open(c) : efx_fail(err, "allocate latencies: out of memory");
+	int rc = c->lat ? c->bench->open(c, &c->state) : efx_fail(err, "allocate latencies: out of memory");
 	c->cfg.provider = c->cfg.nics = NULL;
 	if (rc) {
 		efx_close(c);
@@ -114,52 +77,6 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	}
 	*out = c;
 	return 0;
-}
-
-/* efx_open_fabric opens the rails of a network benchmark, writes the
- * sender pattern into its buffer and posts the ack receives it needs. */
-int efx_open_fabric(efx_ctx *c)
-{
-	if (efx_fabric_open(c) || efx_memory_open(c))
-		return -1;
-	uint64_t stride = efx_stride(c->cfg.max_size); /* each source slot holds the pattern from its own start */
-	for (uint32_t s = 0; s < (c->src_slots ? c->src_slots : 1); s++)
-		efx_fill(c->buf[BUF_SRC].ptr + s * stride, c->cfg.max_size, c->info->rank);
-	return c->bench->acks ? efx_post_acks(c) : 0;
-}
-
-/* efx_each_peer runs a pairwise benchmark: rank 0 against each peer in
- * turn, one sample per pair on both ends; other ranks wait. */
-int efx_each_peer(efx_ctx *c, uint64_t size, efx_sample *out, int *n,
-		  int (*fn)(efx_ctx *c, uint64_t size, int peer, efx_sample *s))
-{
-	int me = c->info->rank;
-	for (int peer = 1; peer < c->info->world; peer++) {
-		if (me != 0 && me != peer)
-			continue;
-		efx_sample *s = &out[*n];
-		s->peer = me == 0 ? peer : 0;
-		s->role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
-		c->last_progress = efx_now();
-		if (fn(c, size, s->peer, s))
-			return -1;
-		(*n)++; /* only a sample that completed is reported */
-	}
-	return 0;
-}
-
-/* efx_reset_counts starts the per-rail byte and requeue counts of a timed phase. */
-void efx_reset_counts(efx_ctx *c)
-{
-	memset(c->rail_bytes, 0, sizeof c->rail_bytes);
-	c->requeued = 0;
-}
-
-/* efx_rail_bytes copies the counts of the timed phase into s. */
-void efx_rail_bytes(efx_ctx *c, efx_sample *s)
-{
-	memcpy(s->rail_bytes, c->rail_bytes, sizeof s->rail_bytes);
-	s->requeued = c->requeued;
 }
 
 /* efx_run measures one size, then waits for every rank: nothing is left in
@@ -175,7 +92,7 @@ int efx_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n, char *err)
 	for (int i = 0; i < 2 * c->info->world; i++)
 		out[i].size = size;
 	c->last_progress = efx_now();
-	if (c->bench->run(c, size, out, n)) {
+	if (c->bench->run(c, c->state, size, out, n)) {
 		*n = 0; /* a size that failed measured nothing: its samples are not reported */
 		return -1;
 	}
@@ -186,8 +103,9 @@ void efx_close(efx_ctx *c)
 {
 	if (!c)
 		return;
+	if (c->bench->close)
+		c->bench->close(c, c->state);
 	efx_fabric_close(c);
-	efx_proxy_free(c);
 	if (c->gpu)
 		c->cuda.close(c->gpu);
 	efx_cuda_unload(&c->cuda);

@@ -164,17 +164,22 @@ typedef struct efx_xfer {
 	uint32_t window; /* ops in flight per rail (set when it starts) */
 } efx_xfer;
 
+/* A step's context: what every benchmark shares (the config, the rails
+ * and buffers with their completion bookkeeping, the GPU when one is open,
+ * the latencies of a timed loop) and a pointer to the benchmark's own state. */
 struct efx_ctx {
 	efx_config cfg;
 	efx_info *info;
 	char benchmark[32];
 	const struct efx_bench *bench;
+	void *state; /* the benchmark's own, made by its open, freed by its close */
 
 	uint32_t nrails;
 	efx_rail rail[EFX_MAX_RAILS];
 	uint32_t rr_next; /* adaptive: where the search for the freest rail starts */
 
-	efx_buf buf[NBUFS]; /* src: max_size; dst: regions x 2 slots' worth; ctl: acks */
+	efx_buf buf[NBUFS]; /* src: src_slots x max_size; dst: regions x 2 slots' worth; ctl: acks */
+	uint32_t src_slots; /* source buffers of max_size each, 0 meaning 1 (the proxy's GPU fills one while another is written) */
 	uint32_t regions;   /* dst regions: one per sender that writes to this rank */
 	uint64_t region_len;
 	efx_op acks[EFX_ACKS];
@@ -183,30 +188,70 @@ struct efx_ctx {
 	uint32_t nslots;   /* slots per region at the current size */
 	uint64_t *wr_count; /* regions x EFX_MAX_SLOTS: writes landed */
 	uint32_t *wr_tag;   /* their iteration tag */
-	efx_stream *streams; /* world: scratch for transfers */
 
 	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
 	bool yield;            /* more ranks on this node than cores: idle polls yield the core */
 	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
 	uint64_t requeued;                  /* posts that went to a pending queue since then */
-	uint64_t *lat;
+	uint64_t *lat;                      /* cfg.iterations per-iteration times of the timed loop */
 	char *err;
 
-	efx_cuda_api cuda; /* loaded by GPU benchmarks only */
+	efx_cuda_api cuda; /* loaded by GPU benchmarks and pinned memory only */
 	efx_cuda *gpu;
-	uint32_t src_slots; /* source buffers of max_size each (the proxy's GPU fills one while another is written) */
-	struct efx_gpu_proxy *proxy;
 };
 
-/* A benchmark: how it measures one size. */
+/* A benchmark: one file and one row of the table in bench.c. Its open
+ * makes the step's resources (efx_fabric_open, the GPU) and its own state
+ * in *state; run measures one size, usually through efx_each_peer and
+ * efx_loop_run (loop.c), and sets *n to the samples it took in out; close
+ * frees the state, also after an open that failed half-way (NULL: no state).
+ * What the context holds, efx_close frees. */
 typedef struct efx_bench {
 	const char *name;
 	int min_ranks;
-	bool acks;         /* writers keep ack receives posted */
-	bool all_senders;  /* every rank writes to this one (dst regions for each) */
-	int (*open)(efx_ctx *c); /* the step's resources */
-	int (*run)(efx_ctx *c, uint64_t size, efx_sample *out, int *n);
+	int (*open)(efx_ctx *c, void **state);
+	int (*run)(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n);
+	void (*close)(efx_ctx *c, void *state);
 } efx_bench;
+
+/* What a network benchmark asks of the fabric (efx_fabric_open). */
+typedef struct efx_net {
+	bool acks;          /* writers keep ack receives posted */
+	bool every_sender;  /* every rank writes to this one: a dst region for each */
+	uint32_t src_slots; /* source buffers of max_size; 0: one */
+} efx_net;
+
+typedef struct efx_loop efx_loop;
+
+/* One rank's part in a timed loop (efx_loop_run): what it does around and
+ * in each iteration. Each returns 0, or -1 with c->err set; those marked
+ * optional may be NULL. */
+typedef struct efx_side {
+	int (*start)(efx_loop *l);                  /* optional: set the size up (slots, streams) */
+	int (*sync)(efx_loop *l, uint64_t it);      /* meet the other ends: before iteration 0, and again at it = warmup before the clock starts */
+	int (*ready)(efx_loop *l, uint64_t it);     /* optional, off the clock: wait until iteration it may go (its slot is free) */
+	int (*iteration)(efx_loop *l, uint64_t it); /* on the clock */
+	int (*verify)(efx_loop *l, uint64_t it);    /* optional, off the clock: check what arrived, ack it */
+	int (*finish)(efx_loop *l, efx_sample *s);  /* optional, after the last iteration: bytes moved, final waits */
+	bool stamps; /* sends its source: the loop stamps iteration it into l->src before the clock starts */
+	bool lands;  /* its latency runs from one arrival to the next, not over each iteration */
+} efx_side;
+
+/* One timed loop: one size against one peer (or every rank), as efx_loop_run runs it. */
+struct efx_loop {
+	efx_ctx *c;
+	void *state;    /* the benchmark's own */
+	uint64_t size;
+	int peer;       /* the other rank of the pair; -1: every rank at once */
+	efx_plan plan;  /* the size cut into ops (set by the loop) */
+	uint64_t total; /* warm-up and timed iterations (set by the loop) */
+	uint8_t *src;   /* stamps: this iteration's source, stamped, which the corruption hook damages */
+	int64_t landed; /* lands: set by an iteration that goes on after its arrival (a reply) to the arrival's time; else its end counts */
+};
+
+/* A pairwise benchmark's measurement of one size against peer: it fills
+ * s[0] (and s[1], for a second variant) and returns how many it filled, or -1. */
+typedef int efx_pair_fn(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s);
 
 /* time */
 static inline int64_t efx_now(void)
@@ -237,7 +282,7 @@ int efx_barrier(efx_ctx *c);
 int efx_pair_sync(efx_ctx *c, int peer);
 
 /* fabric.c */
-int efx_fabric_open(efx_ctx *c);
+int efx_fabric_open(efx_ctx *c, efx_net need);
 void efx_fabric_close(efx_ctx *c);
 
 /* ops.c */
@@ -259,6 +304,7 @@ uint32_t efx_stream_rail(const efx_ctx *c, int a, int b);
 int efx_xfer_run(efx_ctx *c, efx_xfer *xs, int nx, const char *what);
 
 /* pattern.c */
+uint64_t efx_seed(uint64_t size, int sender, uint64_t it);
 void efx_fill(uint8_t *buf, size_t len, int sender);
 void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender);
 void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender);
@@ -266,13 +312,11 @@ void efx_corrupt(uint8_t *buf, size_t len);
 uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
 
-/* bench.c */
-int efx_open_fabric(efx_ctx *c);
-uint64_t efx_seed(uint64_t size, int sender, uint64_t it);
-int efx_each_peer(efx_ctx *c, uint64_t size, efx_sample *out, int *n,
-		  int (*fn)(efx_ctx *c, uint64_t size, int peer, efx_sample *s));
+/* loop.c: the timed loop and the pairings every benchmark runs */
+int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s);
+int efx_each_peer(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n, efx_pair_fn *pair);
 void efx_reset_counts(efx_ctx *c);
-void efx_rail_bytes(efx_ctx *c, efx_sample *s);
+void efx_take_counts(const efx_ctx *c, efx_sample *s);
 
 /* stats.c */
 void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
@@ -283,22 +327,18 @@ int efx_cuda_attach(efx_ctx *c);
 int efx_memory_open(efx_ctx *c);
 void efx_cuda_unload(efx_cuda_api *api);
 
-/* benchmarks (a table entry each) and the GPU benchmarks' entry points:
- * ipc measures one size against one peer and returns the samples it wrote
- * (or -1), queue one size alone. */
-extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy;
+/* The benchmarks, one file each; bench.c's table lists them. */
+extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy, efx_ipc, efx_queue;
 
-/* write.c, which the proxy benchmark drives too */
+/* write.c: the writer's two sides, which the proxy benchmark runs too.
+ * A writer's state is the streams it writes to at once. */
+typedef struct efx_writer {
+	efx_stream *streams;
+	uint32_t n;
+} efx_writer;
+extern const efx_side efx_write_initiator, efx_write_target;
 int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,
 			uint8_t *src);
 int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v);
-int efx_write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns);
-int efx_write_initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_sample *out);
-int efx_write_target(efx_ctx *c, uint64_t size, efx_sample *s);
-void efx_proxy_free(efx_ctx *c);
-int efx_ipc_open(efx_ctx *c);
-int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out);
-int efx_queue_open(efx_ctx *c);
-int efx_queue(efx_ctx *c, uint64_t size, efx_sample *out);
 
 #endif

@@ -319,19 +319,25 @@ static int open_rails(efx_ctx *c)
 	return n < 0 ? -1 : 0;
 }
 
-int efx_fabric_open(efx_ctx *c)
+/* efx_fabric_open opens the rails of a network benchmark with the buffers
+ * and bookkeeping need asks for, makes the buffers the memory the point
+ * asks for, writes the sender pattern into each source slot and posts
+ * the ack receives. */
+int efx_fabric_open(efx_ctx *c, efx_net need)
 {
 	int world = c->info->world;
 	c->nrails = c->cfg.rails;
-	c->regions = c->bench->all_senders ? (uint32_t)world - 1 : 1;
+	c->src_slots = need.src_slots;
+	c->regions = need.every_sender ? (uint32_t)world - 1 : 1;
 	c->region_len = 2 * efx_stride(c->cfg.max_size);
 	c->acked = calloc((size_t)world, sizeof *c->acked);
-	c->streams = calloc((size_t)world, sizeof *c->streams);
 	c->wr_count = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_count);
 	c->wr_tag = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_tag);
-	if (!c->acked || !c->streams || !c->wr_count || !c->wr_tag)
+	if (!c->acked || !c->wr_count || !c->wr_tag)
 		return efx_fail(c->err, "allocate per-peer state: out of memory");
-	if (pin(c) || alloc_buf(c, &c->buf[BUF_SRC], (c->src_slots ? c->src_slots : 1) * efx_stride(c->cfg.max_size)) ||
+	uint64_t stride = efx_stride(c->cfg.max_size); /* each source slot holds the pattern from its own start */
+	uint32_t slots = c->src_slots ? c->src_slots : 1;
+	if (pin(c) || alloc_buf(c, &c->buf[BUF_SRC], slots * stride) ||
 	    alloc_buf(c, &c->buf[BUF_DST], c->regions * c->region_len) ||
 	    alloc_buf(c, &c->buf[BUF_CTL], EFX_ACKS * sizeof(efx_ack)) || open_rails(c))
 		return -1;
@@ -340,7 +346,11 @@ int efx_fabric_open(efx_ctx *c)
 			return -1;
 	fingerprint(c);
 	host_pages(c);
-	return 0;
+	if (efx_memory_open(c))
+		return -1;
+	for (uint32_t s = 0; s < slots; s++)
+		efx_fill(c->buf[BUF_SRC].ptr + s * stride, c->cfg.max_size, c->info->rank);
+	return need.acks ? efx_post_acks(c) : 0;
 }
 
 static void close_fid(struct fid *f)
@@ -372,7 +382,6 @@ void efx_fabric_close(efx_ctx *c)
 	for (int b = 0; b < NBUFS; b++)
 		free(c->buf[b].ptr);
 	free(c->acked);
-	free(c->streams);
 	free(c->wr_count);
 	free(c->wr_tag);
 }

@@ -12,7 +12,7 @@
 
 #include "efx.h"
 
-int efx_ipc_open(efx_ctx *c)
+static int ipc_open(efx_ctx *c, void **state)
 {
 	efx_info *in = c->info;
 	if (in->local_size != in->world)
@@ -64,7 +64,9 @@ static int copy(efx_ctx *c, int peer, int pair, const efx_cuda_copy *spec, efx_s
 	return 1;
 }
 
-int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+/* pair measures one size between rank 0 and peer both ways, the kernel
+ * and the copy engines, and returns how many samples this rank took. */
+static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *out)
 {
 	int pair = c->info->rank == 0 ? peer : c->info->rank;
 	if (size % 16)
@@ -87,3 +89,10 @@ int efx_ipc(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 		return -1;
 	return n + m;
 }
+
+static int ipc_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
+{
+	return efx_each_peer(c, state, size, out, n, pair);
+}
+
+const efx_bench efx_ipc = {.name = "ipc", .min_ranks = 2, .open = ipc_open, .run = ipc_run};

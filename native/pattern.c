@@ -14,6 +14,12 @@
 #include "efx.h"
 #include "pattern.h"
 
+/* efx_seed ties a payload to its size, its sender and iteration. */
+uint64_t efx_seed(uint64_t size, int sender, uint64_t it)
+{
+	return (size * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)(uint32_t)sender << 32) ^ it;
+}
+
 static inline uint64_t base_word(size_t w, int sender) { return efx_base_word(w, sender); }
 
 static inline uint8_t base_byte(size_t i, int sender)

@@ -26,36 +26,29 @@
 
 #define PROXY_SLOTS 4
 
-typedef struct efx_gpu_proxy {
+/* The benchmark's state, used on rank 0: the writer both variants write
+ * through, and what the GPU's commands need. */
+typedef struct proxy {
+	efx_writer writer; /* one stream: the peer being measured */
+	efx_stream stream;
 	efx_ring ring;
 	uint64_t *off; /* the stamp list of the current plan */
 	uint32_t *key;
 	uint8_t *width;
 	uint64_t pos; /* next ring position to pop */
-} efx_gpu_proxy;
+} proxy;
 
-void efx_proxy_free(efx_ctx *c)
+static int proxy_open(efx_ctx *c, void **state)
 {
-	if (!c->proxy)
-		return;
-	free(c->proxy->off);
-	free(c->proxy->key);
-	free(c->proxy->width);
-	free(c->proxy);
-	c->proxy = NULL;
-}
-
-static int open_proxy(efx_ctx *c)
-{
-	c->src_slots = PROXY_SLOTS;
-	if (efx_open_fabric(c))
+	proxy *p = calloc(1, sizeof *p);
+	*state = p;
+	if (!p)
+		return efx_fail(c->err, "proxy: out of memory");
+	p->writer = (efx_writer){.streams = &p->stream, .n = 1};
+	if (efx_fabric_open(c, (efx_net){.acks = true, .src_slots = PROXY_SLOTS}))
 		return -1;
 	if (c->info->rank != 0)
 		return 0;
-	efx_gpu_proxy *p = calloc(1, sizeof *p);
-	if (!p)
-		return efx_fail(c->err, "proxy: out of memory");
-	c->proxy = p;
 	uint64_t ops = (c->cfg.max_size + c->cfg.chunk - 1) / c->cfg.chunk + EFX_MAX_RAILS; /* split adds one per slice */
 	p->off = calloc(3 * ops, sizeof *p->off);
 	p->key = calloc(3 * ops, sizeof *p->key);
@@ -65,12 +58,21 @@ static int open_proxy(efx_ctx *c)
 	return efx_cuda_attach(c) || c->cuda.host_register(c->gpu, c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, c->err);
 }
 
+static void proxy_close(efx_ctx *c, void *state)
+{
+	proxy *p = state;
+	if (!p)
+		return;
+	free(p->off);
+	free(p->key);
+	free(p->width);
+	free(p);
+}
 
 /* pop waits for the next command the GPU pushed and returns its iteration;
  * the fabric is progressed meanwhile, so the targets' acks keep coming. */
-static int pop(efx_ctx *c, uint64_t total, uint64_t *it)
+static int pop(efx_ctx *c, proxy *p, uint64_t total, uint64_t *it)
 {
-	efx_gpu_proxy *p = c->proxy;
 	const uint8_t *payload = efx_ring_cell(&p->ring, p->pos) + EFX_RING_HEADER;
 	while (!efx_ring_ready(&p->ring, p->pos) || !efx_ring_check(payload, 8, p->pos, total, it))
 		if (efx_progress(c) < 0 || efx_stalled(c, "the GPU's next command"))
@@ -82,12 +84,12 @@ static int pop(efx_ctx *c, uint64_t total, uint64_t *it)
 }
 
 /* serve pops n commands and posts each iteration's writes to peer. */
-static int serve(efx_ctx *c, const efx_plan *pl, efx_stream *s, uint64_t n, uint64_t total, uint64_t size)
+static int serve(efx_ctx *c, proxy *p, const efx_plan *pl, uint64_t n, uint64_t total, uint64_t size)
 {
-	efx_gpu_proxy *p = c->proxy;
+	efx_stream *s = &p->stream;
 	for (uint64_t i = 0; i < n; i++, p->pos++) {
 		uint64_t it;
-		if (pop(c, total, &it) || efx_write_slots(c, s, 1, it >= c->nslots ? it - c->nslots + 1 : 0))
+		if (pop(c, p, total, &it) || efx_write_slots(c, s, 1, it >= c->nslots ? it - c->nslots + 1 : 0))
 			return -1;
 		bool hook = size == c->cfg.corrupt_size && it == total - 1;
 		if (hook)
@@ -102,25 +104,24 @@ static int serve(efx_ctx *c, const efx_plan *pl, efx_stream *s, uint64_t n, uint
 }
 
 /* phase runs iterations [first, first + n) on the GPU and serves them. */
-static int phase(efx_ctx *c, efx_cuda_proxy_spec *spec, const efx_plan *pl, efx_stream *s, uint64_t total,
-		 uint64_t size, efx_cuda_timing *t)
+static int phase(efx_ctx *c, proxy *p, efx_cuda_proxy_spec *spec, const efx_plan *pl, uint64_t total, uint64_t size,
+		 efx_cuda_timing *t)
 {
 	if (spec->n == 0)
 		return 0;
-	if (c->cuda.proxy_launch(c->gpu, spec, c->err) || serve(c, pl, s, spec->n, total, size))
+	if (c->cuda.proxy_launch(c->gpu, spec, c->err) || serve(c, p, pl, spec->n, total, size))
 		return -1;
 	return c->cuda.proxy_wait(c->gpu, c->lat, t, c->err);
 }
 
 /* gpu measures the GPU-initiated writes of one size to peer, on rank 0. */
-static int gpu(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+static int gpu(efx_ctx *c, proxy *p, uint64_t size, int peer, efx_sample *out)
 {
-	efx_gpu_proxy *p = c->proxy;
 	uint64_t w = c->cfg.warmup, n = c->cfg.iterations;
 	efx_plan pl;
 	efx_plan_for(c, &pl, size);
 	efx_set_slots(c, size);
-	efx_stream *s = &c->streams[0];
+	efx_stream *s = &p->stream;
 	*s = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
 	c->acked[peer] = 0;
 	p->pos = 0;
@@ -133,16 +134,16 @@ static int gpu(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 	};
 	efx_cuda_timing t = {0};
 	if (c->cuda.proxy_ring(c->gpu, c->cfg.cells, &p->ring, c->err) || efx_pair_sync(c, peer) ||
-	    phase(c, &spec, &pl, s, w + n, size, &t) || efx_write_slots(c, s, 1, w) || efx_pair_sync(c, peer))
+	    phase(c, p, &spec, &pl, w + n, size, &t) || efx_write_slots(c, s, 1, w) || efx_pair_sync(c, peer))
 		return -1;
 	efx_reset_counts(c);
 	spec.first = w;
 	spec.n = n;
-	if (phase(c, &spec, &pl, s, w + n, size, &t))
+	if (phase(c, p, &spec, &pl, w + n, size, &t))
 		return -1;
 	out->elapsed_ns = t.elapsed_ns;
 	out->bytes_sent = size;
-	efx_rail_bytes(c, out);
+	efx_take_counts(c, out);
 	efx_summarize(out, c->lat, n);
 	for (uint64_t i = 0; i < PROXY_SLOTS; i++)
 		efx_unstamp(efx_src_slot(c, i), &pl, 0);
@@ -150,34 +151,25 @@ static int gpu(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
 }
 
 /* pair measures one peer both ways: the CPU's writes, then the GPU's. */
-static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *out)
+static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *out)
 {
+	proxy *p = state;
 	snprintf(out[0].variant, sizeof out[0].variant, "cpu");
 	snprintf(out[1].variant, sizeof out[1].variant, "gpu");
-	out[1].peer = out[0].peer;
-	out[1].role = out[0].role;
-	if (c->info->rank != 0)
-		return efx_write_target(c, size, &out[0]) || efx_write_target(c, size, &out[1]) ? -1 : 0;
-	efx_stream *s = &c->streams[0];
-	*s = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
-	return efx_write_initiator(c, size, s, 1, &out[0]) || gpu(c, size, peer, &out[1]) ? -1 : 0;
-}
-
-static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
-{
-	int me = c->info->rank;
-	for (int peer = 1; peer < c->info->world; peer++) {
-		if (me != 0 && me != peer)
-			continue;
-		efx_sample *s = &out[*n];
-		s[0].peer = me == 0 ? peer : 0;
-		s[0].role = me == 0 ? EFX_ROLE_INITIATOR : EFX_ROLE_TARGET;
-		c->last_progress = efx_now();
-		if (pair(c, size, s[0].peer, s))
+	efx_loop l = {.c = c, .state = &p->writer, .size = size, .peer = peer};
+	if (c->info->rank != 0) {
+		if (efx_loop_run(&efx_write_target, &l, &out[0]))
 			return -1;
-		*n += 2;
+		l = (efx_loop){.c = c, .state = &p->writer, .size = size, .peer = peer};
+		return efx_loop_run(&efx_write_target, &l, &out[1]) ? -1 : 2;
 	}
-	return 0;
+	p->stream = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
+	return efx_loop_run(&efx_write_initiator, &l, &out[0]) || gpu(c, p, size, peer, &out[1]) ? -1 : 2;
 }
 
-const efx_bench efx_proxy = {.name = "proxy", .min_ranks = 2, .acks = true, .open = open_proxy, .run = run};
+static int proxy_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
+{
+	return efx_each_peer(c, state, size, out, n, pair);
+}
+
+const efx_bench efx_proxy = {.name = "proxy", .min_ranks = 2, .open = proxy_open, .run = proxy_run, .close = proxy_close};

@@ -18,7 +18,7 @@
 
 #define HOST_CAPACITY 8192
 
-int efx_queue_open(efx_ctx *c)
+static int queue_open(efx_ctx *c, void **state)
 {
 	if (c->cfg.cpu_producer)
 		return 0;
@@ -134,7 +134,8 @@ static int host_queue(efx_ctx *c, uint32_t payload, efx_cuda_timing *t)
 	return rc;
 }
 
-int efx_queue(efx_ctx *c, uint64_t size, efx_sample *out)
+/* measure runs one size on this rank alone and returns its one sample, or -1. */
+static int measure(efx_ctx *c, uint64_t size, efx_sample *out)
 {
 	if (size < 8 || size % 8 || size > UINT32_MAX)
 		return efx_fail(c->err, "queue payloads are whole 8-byte words: size %llu", (unsigned long long)size);
@@ -159,3 +160,12 @@ int efx_queue(efx_ctx *c, uint64_t size, efx_sample *out)
 	efx_summarize(out, c->lat, t.iterations);
 	return 1;
 }
+
+static int queue_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
+{
+	int got = measure(c, size, out);
+	*n = got > 0 ? got : 0;
+	return got < 0 ? -1 : 0;
+}
+
+const efx_bench efx_queue = {.name = "queue", .min_ranks = 1, .open = queue_open, .run = queue_run};

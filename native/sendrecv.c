@@ -27,96 +27,71 @@ static int move(efx_ctx *c, const efx_plan *p, int peer, bool send, bool recv)
 	return efx_xfer_run(c, xs, n, recv ? "the peer's message" : "send completions");
 }
 
-static int initiator(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
+static int initiator_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, l->peer); }
+
+static int initiator_iteration(efx_loop *l, uint64_t it) { return move(l->c, &l->plan, l->peer, true, true); }
+
+static int initiator_verify(efx_loop *l, uint64_t it)
 {
-	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
-	int64_t start = 0, end = 0;
-	efx_plan p;
-	efx_plan_for(c, &p, size);
-	if (efx_pair_sync(c, peer))
-		return -1;
-	for (uint64_t it = 0; it < total; it++) {
-		if (it == w) {
-			if (efx_pair_sync(c, peer))
-				return -1;
-			efx_reset_counts(c);
-			start = efx_now();
-		}
-		uint64_t seed = efx_seed(size, 0, it);
-		efx_stamp(c->buf[BUF_SRC].ptr, &p, seed, 0);
-		bool hook = size == c->cfg.corrupt_size && it == total - 1;
-		if (hook)
-			efx_corrupt(c->buf[BUF_SRC].ptr, size);
-		int64_t t0 = efx_now();
-		if (move(c, &p, peer, true, true))
-			return -1;
-		end = efx_now();
-		if (it >= w)
-			c->lat[it - w] = end - t0;
-		if (hook)
-			efx_corrupt(c->buf[BUF_SRC].ptr, size);
-		bool full = it == 0 || it == total - 1;
-		if (efx_check(c->buf[BUF_DST].ptr, &p, efx_seed(size, peer, it) ^ REPLY, peer, full, c->err))
-			return -1;
-	}
-	s->elapsed_ns = end - start;
-	s->bytes_sent = s->bytes_recv = size;
-	efx_rail_bytes(c, s);
-	efx_summarize(s, c->lat, c->cfg.iterations);
-	efx_unstamp(c->buf[BUF_SRC].ptr, &p, 0);
+	efx_ctx *c = l->c;
+	bool full = it == 0 || it == l->total - 1;
+	return efx_check(c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, l->peer, it) ^ REPLY, l->peer, full, c->err);
+}
+
+static int both_ways(efx_loop *l, efx_sample *s)
+{
+	s->bytes_sent = s->bytes_recv = l->size;
 	return 0;
 }
 
-static int responder(efx_ctx *c, uint64_t size, efx_sample *s)
+/* rank 0: stamps its buffer (the loop), sends it and receives the answer, on the clock */
+static const efx_side initiator = {.sync = initiator_sync, .iteration = initiator_iteration,
+				   .verify = initiator_verify, .finish = both_ways, .stamps = true};
+
+static int responder_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 0); }
+
+/* responder_iteration receives rank 0's buffer, checks its stamps and sends its own back. */
+static int responder_iteration(efx_loop *l, uint64_t it)
 {
-	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
+	efx_ctx *c = l->c;
 	int me = c->info->rank;
-	int64_t start = 0, prev = 0, end = 0;
-	efx_plan p;
-	efx_plan_for(c, &p, size);
-	if (efx_pair_sync(c, 0))
+	if (move(c, &l->plan, 0, false, true))
 		return -1;
-	for (uint64_t it = 0; it < total; it++) {
-		if (it == w) {
-			if (efx_pair_sync(c, 0))
-				return -1;
-			efx_reset_counts(c);
-			start = prev = efx_now();
-		}
-		if (move(c, &p, 0, false, true))
-			return -1;
-		int64_t landed = efx_now();
-		if (it >= w) {
-			c->lat[it - w] = landed - prev;
-			prev = landed;
-		}
-		uint64_t seed = efx_seed(size, 0, it);
-		if (efx_check(c->buf[BUF_DST].ptr, &p, seed, 0, false, c->err))
-			return -1;
-		efx_stamp(c->buf[BUF_SRC].ptr, &p, efx_seed(size, me, it) ^ REPLY, me);
-		if (move(c, &p, 0, true, false))
-			return -1;
-		end = efx_now();
-		bool full = it == 0 || it == total - 1;
-		if (full && efx_check(c->buf[BUF_DST].ptr, &p, seed, 0, true, c->err))
-			return -1;
-	}
-	s->elapsed_ns = end - start;
-	s->bytes_sent = s->bytes_recv = size;
-	efx_rail_bytes(c, s);
-	efx_summarize(s, c->lat, c->cfg.iterations);
-	efx_unstamp(c->buf[BUF_SRC].ptr, &p, me);
-	return 0;
+	l->landed = efx_now();
+	if (efx_check(c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, false, c->err))
+		return -1;
+	efx_stamp(c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me);
+	return move(c, &l->plan, 0, true, false);
 }
 
-static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
+static int responder_verify(efx_loop *l, uint64_t it)
 {
-	return c->info->rank == 0 ? initiator(c, size, peer, s) : responder(c, size, s);
+	efx_ctx *c = l->c;
+	bool full = it == 0 || it == l->total - 1;
+	return full ? efx_check(c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, true, c->err) : 0;
 }
 
-static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+static int responder_finish(efx_loop *l, efx_sample *s)
 {
-	return efx_each_peer(c, size, out, n, pair);
+	efx_unstamp(l->c->buf[BUF_SRC].ptr, &l->plan, l->c->info->rank);
+	return both_ways(l, s);
 }
 
-const efx_bench efx_sendrecv = {.name = "sendrecv", .min_ranks = 2, .open = efx_open_fabric, .run = run};
+/* the peer: times one arrival to the next; its answer is stamped inside the iteration */
+static const efx_side responder = {.sync = responder_sync, .iteration = responder_iteration,
+				   .verify = responder_verify, .finish = responder_finish, .lands = true};
+
+static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
+{
+	efx_loop l = {.c = c, .size = size, .peer = peer};
+	return efx_loop_run(c->info->rank == 0 ? &initiator : &responder, &l, s) ? -1 : 1;
+}
+
+static int sendrecv_open(efx_ctx *c, void **state) { return efx_fabric_open(c, (efx_net){0}); }
+
+static int sendrecv_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
+{
+	return efx_each_peer(c, state, size, out, n, pair);
+}
+
+const efx_bench efx_sendrecv = {.name = "sendrecv", .min_ranks = 2, .open = sendrecv_open, .run = sendrecv_run};

@@ -19,6 +19,7 @@
  * target times landing to landing. The full check of the last iteration and
  * the final ack happen after both clocks stop.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "efx.h"
@@ -44,7 +45,7 @@ int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 	return 0;
 }
 
-int efx_write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
+static int write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
 {
 	for (uint32_t i = 0; i < ns; i++)
 		if (efx_pair_sync(c, s[i].peer))
@@ -52,121 +53,138 @@ int efx_write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
 	return 0;
 }
 
-int efx_write_initiator(efx_ctx *c, uint64_t size, efx_stream *s, uint32_t ns, efx_sample *out)
+static int initiator_start(efx_loop *l)
 {
-	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
-	int64_t start = 0, end = 0;
-	efx_plan p;
-	efx_plan_for(c, &p, size);
-	efx_set_slots(c, size);
-	for (uint32_t i = 0; i < ns; i++)
-		c->acked[s[i].peer] = 0;
-	if (efx_write_sync(c, s, ns))
-		return -1;
-	for (uint64_t it = 0; it < total; it++) {
-		if (it == w) {
-			if (efx_write_slots(c, s, ns, w) || efx_write_sync(c, s, ns))
-				return -1;
-			efx_reset_counts(c);
-			start = efx_now();
-		}
-		if (efx_write_slots(c, s, ns, it >= c->nslots ? it - c->nslots + 1 : 0))
-			return -1;
-		uint8_t *src = efx_src_slot(c, it);
-		efx_stamp(src, &p, efx_seed(size, 0, it), 0);
-		bool hook = size == c->cfg.corrupt_size && it == total - 1;
-		if (hook)
-			efx_corrupt(src, size);
-		int64_t t0 = efx_now();
-		if (efx_write_iteration(c, &p, s, ns, it, size, src))
-			return -1;
-		end = efx_now();
-		if (it >= w)
-			c->lat[it - w] = end - t0;
-		if (hook)
-			efx_corrupt(src, size);
-	}
-	out->elapsed_ns = end - start;
-	out->bytes_sent = size * ns;
-	efx_rail_bytes(c, out);
-	efx_summarize(out, c->lat, c->cfg.iterations);
-	for (uint64_t i = 0; i < (c->src_slots ? c->src_slots : 1); i++)
-		efx_unstamp(efx_src_slot(c, i), &p, 0);
-	return efx_write_slots(c, s, ns, total);
-}
-
-int efx_write_target(efx_ctx *c, uint64_t size, efx_sample *s)
-{
-	uint64_t w = c->cfg.warmup, total = w + c->cfg.iterations;
-	int me = c->info->rank;
-	int64_t start = 0, prev = 0;
-	efx_plan p;
-	efx_plan_for(c, &p, size);
-	efx_set_slots(c, size);
-	const uint8_t *region = c->buf[BUF_DST].ptr + (uint64_t)efx_region(0, me) * c->region_len;
-	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1; /* fewer acks, the same guarantee */
-	if (efx_pair_sync(c, 0))
-		return -1;
-	for (uint64_t it = 0; it < total; it++) {
-		if (it == w) {
-			if (efx_pair_sync(c, 0))
-				return -1;
-			start = prev = efx_now();
-		}
-		if (efx_wait_landed(c, 0, p.n, it))
-			return -1;
-		int64_t landed = efx_now();
-		if (it >= w) {
-			c->lat[it - w] = landed - prev;
-			prev = landed;
-		}
-		const uint8_t *buf = region + (it & (c->nslots - 1)) * efx_stride(size);
-		bool full = it == 0 || it == total - 1;
-		if (efx_check(buf, &p, efx_seed(size, 0, it), 0, full, c->err))
-			return -1;
-		bool ack = (it + 1) % ack_every == 0 || it + 1 == w || it + 1 == total;
-		if (ack && efx_send_ack(c, 0, it + 1))
-			return -1;
-	}
-	s->elapsed_ns = prev - start;
-	s->bytes_recv = size;
-	efx_summarize(s, c->lat, c->cfg.iterations);
+	const efx_writer *w = l->state;
+	efx_set_slots(l->c, l->size);
+	for (uint32_t i = 0; i < w->n; i++)
+		l->c->acked[w->streams[i].peer] = 0;
 	return 0;
 }
 
-static int pair(efx_ctx *c, uint64_t size, int peer, efx_sample *s)
+/* initiator_sync meets every target once it has verified it iterations. */
+static int initiator_sync(efx_loop *l, uint64_t it)
 {
+	const efx_writer *w = l->state;
+	return efx_write_slots(l->c, w->streams, w->n, it) || write_sync(l->c, w->streams, w->n) ? -1 : 0;
+}
+
+/* initiator_ready waits until the slot of iteration it has been verified by its last user. */
+static int initiator_ready(efx_loop *l, uint64_t it)
+{
+	const efx_writer *w = l->state;
+	uint32_t slots = l->c->nslots;
+	return efx_write_slots(l->c, w->streams, w->n, it >= slots ? it - slots + 1 : 0);
+}
+
+static int initiator_iteration(efx_loop *l, uint64_t it)
+{
+	efx_writer *w = l->state;
+	return efx_write_iteration(l->c, &l->plan, w->streams, w->n, it, l->size, l->src);
+}
+
+static int initiator_finish(efx_loop *l, efx_sample *s)
+{
+	const efx_writer *w = l->state;
+	s->bytes_sent = l->size * w->n;
+	return efx_write_slots(l->c, w->streams, w->n, l->total);
+}
+
+/* efx_write_initiator is rank 0's side: it writes each iteration to the
+ * streams of its efx_writer state and times post to local completion. */
+const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiator_sync, .ready = initiator_ready,
+				      .iteration = initiator_iteration, .finish = initiator_finish, .stamps = true};
+
+static int target_start(efx_loop *l)
+{
+	efx_set_slots(l->c, l->size);
+	return 0;
+}
+
+static int target_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 0); }
+
+static int target_iteration(efx_loop *l, uint64_t it) { return efx_wait_landed(l->c, 0, l->plan.n, it); }
+
+/* target_verify checks iteration it in its slot and acks it when due. */
+static int target_verify(efx_loop *l, uint64_t it)
+{
+	efx_ctx *c = l->c;
+	const uint8_t *region = c->buf[BUF_DST].ptr + (uint64_t)efx_region(0, c->info->rank) * c->region_len;
+	const uint8_t *buf = region + (it & (c->nslots - 1)) * efx_stride(l->size);
+	bool full = it == 0 || it == l->total - 1;
+	if (efx_check(buf, &l->plan, efx_seed(l->size, 0, it), 0, full, c->err))
+		return -1;
+	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1; /* fewer acks, the same guarantee */
+	bool ack = (it + 1) % ack_every == 0 || it + 1 == c->cfg.warmup || it + 1 == l->total;
+	return ack ? efx_send_ack(c, 0, it + 1) : 0;
+}
+
+static int target_finish(efx_loop *l, efx_sample *s)
+{
+	s->bytes_recv = l->size;
+	return 0;
+}
+
+/* efx_write_target is a peer's side: it times one landing to the next,
+ * and checks and acks each iteration between them. */
+const efx_side efx_write_target = {.start = target_start, .sync = target_sync, .iteration = target_iteration,
+				   .verify = target_verify, .finish = target_finish, .lands = true};
+
+static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
+{
+	efx_writer *w = state;
+	efx_loop l = {.c = c, .state = w, .size = size, .peer = peer};
 	if (c->info->rank != 0)
-		return efx_write_target(c, size, s);
-	efx_stream *st = &c->streams[0];
-	*st = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
-	return efx_write_initiator(c, size, st, 1, s);
+		return efx_loop_run(&efx_write_target, &l, s) ? -1 : 1;
+	w->streams[0] = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
+	w->n = 1;
+	return efx_loop_run(&efx_write_initiator, &l, s) ? -1 : 1;
 }
 
 /* all_at_once is round-robin: rank 0 writes to every peer together. */
-static int all_at_once(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+static int all_at_once(efx_ctx *c, efx_writer *w, uint64_t size, efx_sample *s)
 {
-	efx_sample *s = &out[0];
-	c->last_progress = efx_now();
-	*n = 1; /* efx_run reports no sample of a size that failed */
+	efx_loop l = {.c = c, .state = w, .size = size, .peer = 0};
 	if (c->info->rank != 0) {
 		s->peer = 0;
 		s->role = EFX_ROLE_TARGET;
-		return efx_write_target(c, size, s);
+		return efx_loop_run(&efx_write_target, &l, s);
 	}
-	uint32_t ns = (uint32_t)c->info->world - 1;
-	for (uint32_t i = 0; i < ns; i++)
-		c->streams[i] = (efx_stream){.peer = (int)i + 1, .rail = efx_stream_rail(c, 0, (int)i + 1)};
-	s->peer = ns == 1 ? 1 : -1;
+	w->n = (uint32_t)c->info->world - 1;
+	for (uint32_t i = 0; i < w->n; i++)
+		w->streams[i] = (efx_stream){.peer = (int)i + 1, .rail = efx_stream_rail(c, 0, (int)i + 1)};
+	s->peer = l.peer = w->n == 1 ? 1 : -1;
 	s->role = EFX_ROLE_INITIATOR;
-	return efx_write_initiator(c, size, c->streams, ns, s);
+	return efx_loop_run(&efx_write_initiator, &l, s);
 }
 
-static int run(efx_ctx *c, uint64_t size, efx_sample *out, int *n)
+static int write_open(efx_ctx *c, void **state)
 {
-	if (c->cfg.strategy == EFX_ROUND_ROBIN)
-		return all_at_once(c, size, out, n);
-	return efx_each_peer(c, size, out, n, pair);
+	efx_writer *w = calloc(1, sizeof *w);
+	if (w)
+		w->streams = calloc((size_t)c->info->world, sizeof *w->streams);
+	*state = w;
+	if (!w || !w->streams)
+		return efx_fail(c->err, "write: out of memory");
+	return efx_fabric_open(c, (efx_net){.acks = true});
 }
 
-const efx_bench efx_write = {.name = "write", .min_ranks = 2, .acks = true, .open = efx_open_fabric, .run = run};
+static int write_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
+{
+	if (c->cfg.strategy != EFX_ROUND_ROBIN)
+		return efx_each_peer(c, state, size, out, n, pair);
+	if (all_at_once(c, state, size, &out[0]))
+		return -1;
+	*n = 1;
+	return 0;
+}
+
+static void write_close(efx_ctx *c, void *state)
+{
+	efx_writer *w = state;
+	if (w)
+		free(w->streams);
+	free(w);
+}
+
+const efx_bench efx_write = {.name = "write", .min_ranks = 2, .open = write_open, .run = write_run, .close = write_close};
