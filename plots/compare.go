@@ -51,13 +51,33 @@ func compare(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) 
 		k := strings.Join(rows[i].Keys, " ")
 		points[k] = append(points[k], Point{X: float64(r.Size), Y: r.Ratio, Lo: r.Lo, Hi: r.Hi})
 	}
-	pd, err := ratioPanel(p, m, rows, points)
+	pd, err := ratioPanel(p, m, rows, points, intervalBasis(c.Rows))
 	if err != nil {
 		return nil, err
 	}
 	pd.runs = slices.Concat(ref, runs)
 	pd.Rules = thresholdRules(m, c.Threshold)
 	return pd, nil
+}
+
+// intervalBasis says what the rows' intervals resample: the runs, or
+// where a side has one run, that run's ranks, which show how its ranks
+// spread and nothing of how another run would land (the spec's comment
+// says which).
+func intervalBasis(rows []results.CompareRow) string {
+	n := 0
+	for _, r := range rows {
+		if r.Interval == results.IntervalRanks {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return "over runs"
+	case len(rows):
+		return "over ranks"
+	}
+	return "over runs or ranks"
 }
 
 // compareKeys returns the series dimensions' values of a compared group.
@@ -76,7 +96,7 @@ func compareKeys(dims []string, r results.CompareRow) []string {
 // ratioPanel groups compared rows into lines. Two rows of one line at one
 // size come from groups the series do not tell apart (two benchmarks, or
 // a parameter left out): that is an error, not a line that zigzags.
-func ratioPanel(p *Panel, m results.Metric, rows []results.SeriesRow, points map[string][]Point) (*PanelData, error) {
+func ratioPanel(p *Panel, m results.Metric, rows []results.SeriesRow, points map[string][]Point, basis string) (*PanelData, error) {
 	series, err := p.seriesOf(rows)
 	if err != nil {
 		return nil, err
@@ -94,7 +114,7 @@ func ratioPanel(p *Panel, m results.Metric, rows []results.SeriesRow, points map
 	}
 	yl := p.YLabel
 	if yl == "" {
-		yl = fmt.Sprintf("%s ratio, runs / reference (median; 95%% interval)", m.Name)
+		yl = fmt.Sprintf("%s ratio, runs / reference (95%% interval %s)", m.Name, basis)
 	}
 	return &PanelData{XLabel: p.xLabel(), YLabel: yl, XScale: p.xScale(), YScale: p.yScale(), Series: series}, nil
 }

@@ -178,21 +178,20 @@ type BaselineCompare struct {
 	Runs      RunFilter
 	Variants  []string // only these variants; nil for all
 	Threshold float64  // see Compare; 0.05 when 0
+	Alpha     float64  // see Compare; 0.05 when 0
+	MinRuns   int      // see Compare; 4 when 0
 	Bootstrap Bootstrap
 }
 
 // BaselineRow is one size of one series beside the runs.
 type BaselineRow struct {
-	Series   *BaselineSeries `json:"-"`
-	Variant  string          `json:"variant"`
-	Metric   string          `json:"metric"`
-	Size     uint64          `json:"size"`
-	Baseline float64         `json:"baseline"`
-	Runs     SideStat        `json:"runs"`
-	Ratio    float64         `json:"ratio"`           // runs' median / baseline
-	Lo       *float64        `json:"ci_lo,omitempty"` // the bootstrap interval of Ratio, the baseline taken as exact;
-	Hi       *float64        `json:"ci_hi,omitempty"` // nil with a single run sample, which cannot be tested
-	Verdict  string          `json:"verdict"`
+	Series    *BaselineSeries `json:"-"`
+	Variant   string          `json:"variant"`
+	Metric    string          `json:"metric"`
+	Size      uint64          `json:"size"`
+	Baseline  float64         `json:"baseline"`
+	Runs      SideStat        `json:"runs"`
+	Judgement                 // Ratio is the runs' median over the baseline, taken as exact
 }
 
 // BaselineComparison is what CompareBaseline returns.
@@ -200,10 +199,13 @@ type BaselineComparison struct {
 	Name        string           `json:"baseline"`
 	Description string           `json:"description"`
 	Threshold   float64          `json:"threshold"`
+	Alpha       float64          `json:"alpha"`
+	MinRuns     int              `json:"min_runs"`
 	Bootstrap   Bootstrap        `json:"bootstrap"`
 	Series      []BaselineSeries `json:"series"` // the series compared
 	Rows        []BaselineRow    `json:"rows"`
-	Skipped     []string         `json:"skipped"` // series not compared, and why
+	Skipped     []string         `json:"skipped"`        // series not compared, and why
+	Note        string           `json:"note,omitempty"` // when tested rows had too few runs to be significant alone
 }
 
 // CompareBaseline runs c. Every series is compared in its own metric, so
@@ -213,11 +215,9 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 	if err != nil {
 		return nil, err
 	}
-	cmp := Compare{Threshold: c.Threshold, Bootstrap: c.Bootstrap.defaults()}
-	if cmp.Threshold == 0 {
-		cmp.Threshold = defaultThreshold
-	}
-	out := &BaselineComparison{Name: c.Baseline, Description: desc, Threshold: cmp.Threshold, Bootstrap: cmp.Bootstrap}
+	cmp := Compare{Threshold: c.Threshold, Alpha: c.Alpha, MinRuns: c.MinRuns, Bootstrap: c.Bootstrap}.defaults()
+	out := &BaselineComparison{Name: c.Baseline, Description: desc, Threshold: cmp.Threshold, Alpha: cmp.Alpha,
+		MinRuns: cmp.MinRuns, Bootstrap: cmp.Bootstrap, Series: []BaselineSeries{}, Rows: []BaselineRow{}, Skipped: []string{}}
 	for i := range series {
 		s := &series[i]
 		if c.Variants != nil && !slices.Contains(c.Variants, s.Variant) {
@@ -234,6 +234,11 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 		out.Series = append(out.Series, *s)
 		out.Rows = append(out.Rows, rows...)
 	}
+	js := make([]*Judgement, len(out.Rows))
+	for i := range out.Rows {
+		js[i] = &out.Rows[i].Judgement
+	}
+	out.Note = cmp.decide(js)
 	return out, nil
 }
 
@@ -259,15 +264,33 @@ func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries,
 		if !ok {
 			continue
 		}
-		r := cmp.judgeOne(groupKey{benchmark: s.Benchmark, size: size}, &side{values: []float64{s.Values[size]}},
-			runs, stream<<32|size&0xffffffff, nil)
-		rows = append(rows, BaselineRow{Series: s, Variant: s.Variant, Metric: s.Metric, Size: size,
-			Baseline: s.Values[size], Runs: r.B, Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, Verdict: r.Verdict})
+		rows = append(rows, cmp.baselineRow(s, size, runs, stream<<32|size&0xffffffff))
 	}
 	if len(rows) == 0 {
 		return nil, "no selected run of this benchmark at any of its sizes", nil
 	}
 	return rows, "", nil
+}
+
+// baselineRow tests the runs of one size against the series' published
+// value, taken as exact: Wilcoxon signed-rank over the logs of the runs'
+// values over it, so a run 10% above weighs as one 10% below.
+func (c Compare) baselineRow(s *BaselineSeries, size uint64, runs *side, stream uint64) BaselineRow {
+	ref := s.Values[size]
+	r := BaselineRow{Series: s, Variant: s.Variant, Metric: s.Metric, Size: size, Baseline: ref, Runs: runs.stat()}
+	r.Judgement = c.interval(&side{runs: map[int64][]float64{0: {ref}}}, runs, stream)
+	r.Ratio, r.lower = r.Runs.Median/ref, c.Metric.Lower
+	r.minP = minSignedRank(r.Runs.Runs)
+	if r.Note = c.tooFew(runCount(r.Runs.Runs), "", r.Runs.Runs, r.minP); r.Note == "" {
+		values := runs.runValues()
+		d := make([]float64, len(values))
+		for i, v := range values {
+			d[i] = math.Log(v / ref)
+		}
+		p := signedRank(d)
+		r.Test, r.P = TestSignedRank, &p
+	}
+	return r
 }
 
 // sortedSizes returns the keys of values in order.

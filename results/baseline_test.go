@@ -2,6 +2,9 @@ package results_test
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"efaxx/results"
@@ -33,9 +36,14 @@ func TestCompareBaseline(t *testing.T) {
 	if changed, err := db.ImportBaseline(t.Context(), testBaseline("v2")); err != nil || !changed {
 		t.Errorf("ImportBaseline of a new text = %v, %v; want true", changed, err)
 	}
-	id := ingestSynth(t, db, &synth.Run{UID: "run", Ranks: 16, Sizes: []uint64{4096, 64 << 20}, Noise: 0.01})
+	var ids []int64
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range 8 {
+		ids = append(ids, ingestSynth(t, db, &synth.Run{UID: fmt.Sprint("run", i), Ranks: 16, Sizes: []uint64{4096, 64 << 20},
+			Noise: 0.01, Seed: uint64(i + 1), Offset: math.Exp(0.01 * rng.NormFloat64())}))
+	}
 
-	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{IDs: []int64{id}}})
+	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{IDs: ids}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +51,18 @@ func TestCompareBaseline(t *testing.T) {
 		t.Fatalf("comparison = %d rows, skipped %q, %d series; want 2 rows of one series, 2 skipped", len(c.Rows), c.Skipped, len(c.Series))
 	}
 	small, large := c.Rows[0], c.Rows[1]
-	if small.Size != 4096 || small.Verdict != results.VerdictRegression || small.Ratio > 0.55 || small.Runs.Samples != 16 {
-		t.Errorf("at 4KiB: %+v, want a regression to half", small)
+	if small.Size != 4096 || small.Verdict != results.VerdictRegression || small.Ratio > 0.55 || small.Runs.Runs != 8 ||
+		small.Runs.Samples != 128 || small.Test != results.TestSignedRank {
+		t.Errorf("at 4KiB: %+v, want a regression to half, by the signed-rank test over 8 runs", small)
 	}
-	if large.Size != 64<<20 || large.Verdict != results.VerdictSame || *large.Lo > 1 || *large.Hi < 1 {
-		t.Errorf("at 64MiB: %+v, want the same, its interval around 1", large)
+	if large.Size != 64<<20 || large.Verdict != results.VerdictSame || *large.Lo > 1 || *large.Hi < 1 || large.Interval != results.IntervalRuns {
+		t.Errorf("at 64MiB: %+v, want the same, its interval over runs around 1", large)
+	}
+	// Five runs: no arrangement of five signs reaches p < 0.05.
+	c, err = db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{IDs: ids[:5]}})
+	if err != nil || c.Rows[0].Verdict != results.VerdictInconclusive ||
+		c.Rows[0].Note != "5 runs: no test of so few runs reaches p < 0.05" {
+		t.Errorf("five runs: %+v, %v; want inconclusive", c.Rows[0], err)
 	}
 	if _, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "none"}); !errors.Is(err, results.ErrBaselineNotFound) {
 		t.Errorf("CompareBaseline(none) = %v, want ErrBaselineNotFound", err)

@@ -6,12 +6,12 @@ import (
 	"slices"
 )
 
-// Bootstrap is the test compare applies when both sides have several
-// samples: a percentile bootstrap confidence interval of the ratio of
-// medians. Each resample draws n values with replacement from each side's
-// n samples (per rank, per run), takes both medians and their ratio; the
-// interval is the (1-Level)/2 and (1+Level)/2 percentiles of the ratios.
-// The seed makes the interval the same at every run.
+// Bootstrap is the interval compare draws of the ratio of medians: a
+// percentile bootstrap. Each resample draws n values with replacement from
+// each side's n values (its runs' values, or one run's samples), takes both
+// medians and their ratio; the interval is the (1-Level)/2 and (1+Level)/2
+// percentiles of the ratios. The seed makes the interval the same at every
+// run. The verdict is the rank test's, not the interval's.
 type Bootstrap struct {
 	Resamples int     `json:"resamples"` // resamples per interval; 1000 when 0
 	Level     float64 `json:"level"`     // confidence level; 0.95 when 0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,43 +19,57 @@ import (
 func newCompareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
-		Usage:     "compare a metric between two sets of runs, per message size, with a significance test",
-		ArgsUsage: "A B | --baseline NAME RUNS",
+		Usage:     "compare a metric between two sets of runs, per message size, run against run",
+		ArgsUsage: "A B (or --a ... --b ...; or --baseline NAME RUNS)",
 		Description: `Compares B against A (the reference), per benchmark, parameter values and
-message size: each side's median over all its samples (every rank of every
-run), the ratio B/A, a confidence interval and a verdict.
+message size, and says which parameters differ between the two sides.
 
-A and B each select runs:
-   12, 12,13,14          run ids
-   sweep:NAME            every run of a sweep (name or hash)
+A and B each select runs, given as two arguments or as --a and --b (each
+repeatable: the terms of one side must all hold):
+   12, 12,13,14            run ids
+   sweep:NAME              runs of a sweep (name or hash)
    tag:KEY=VALUE, tag:KEY  runs with a tag
-   FROM..TO              runs started in a window: now-14d..now-7d, 2026-11-01..2026-11-08
+   benchmark:NAME, status:STATUS, host:HOST, param:KEY=VALUE
+   FROM..TO                runs started in a window: now-14d..now-7d, 2026-11-01..2026-11-08
 The filter flags (--benchmark, --param, --status, ...) narrow both sides.
 
-Test: a bootstrap interval of median(B)/median(A), drawing each side's
-samples with replacement (--resamples, --seed: the same output every time).
-B differs significantly when the interval excludes 1. With a single sample
-on each side, the samples' iteration times decide instead: B is slower when
-its median iteration is slower than A's 99th percentile one. A significant
-change for the worse by more than --threshold is a regression.
+The unit of evidence is a run: a run's value is the median of its samples
+(its ranks) at that size, since a run's ranks share whatever slowed it.
+Each side's value is the median of its runs' values, and B/A their ratio,
+with a 95% bootstrap interval over the runs (over one run's ranks where a
+side has a single run: that shows the ranks' spread, not the runs').
+
+Test (as benchstat): Mann-Whitney U over the runs' values, two-sided; the
+p-values of every row are adjusted together (Benjamini-Hochberg), so that
+testing many sizes at once does not multiply false alarms. A row differs
+when its adjusted p is below --alpha; "~" when it does not. A significant
+change for the worse by more than --threshold is a regression. A row with
+fewer than --min-runs runs on a side, or too few for any test to reach
+--alpha, is inconclusive: not a pass, not a fail; measure more runs.
+docs/statistics.md gives the false-alarm and detection rates measured on
+this project's own runs.
 
 With --baseline NAME, compares the runs of one selector with a baseline of
 published numbers (efaxx import baseline), each series in its own metric and
-denominator, which the output states; the test is the same bootstrap, the
-published value taken as exact.
+denominator, which the output states; the test is Wilcoxon's signed-rank
+over the runs' values against the published one, taken as exact.
 
 Example:
-   efaxx compare 12 15
+   efaxx compare 12,13,14,15 16,17,18,19
    efaxx compare --benchmark write --status ok now-14d..now-7d now-7d..now
-   efaxx compare --threshold 0.1 tag:driver=535 tag:driver=550
-   efaxx compare --baseline libefaxx-p5 --variant SingleDMA 12
+   efaxx compare --a tag:driver=535 --a param:provider=efa --b tag:driver=550 --b param:provider=efa
+   efaxx compare --baseline libefaxx-p5 --variant SingleDMA sweep:p5-write
 
 ` + exitStatus("a regression: B is significantly worse than A, by more than --threshold"),
 		Flags: append(filterFlags(),
+			&cli.StringSliceFlag{Name: "a", Usage: "a term selecting side A (repeat: all must hold); instead of the first argument"},
+			&cli.StringSliceFlag{Name: "b", Usage: "a term selecting side B (repeat: all must hold); instead of the second argument"},
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to compare"},
 			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary within a side)"},
 			&cli.Float64Flag{Name: "threshold", Value: 0.05, Usage: "a significant change for the worse beyond this fraction is a regression"},
-			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the adjusted p-values"},
+			&cli.IntFlag{Name: "min-runs", Value: 4, Usage: "the fewest runs a side needs for a verdict"},
+			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples of the interval"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare one selector with this imported baseline"},
 			&cli.StringSliceFlag{Name: "variant", Usage: "only this variant of the baseline (repeat for several)"},
@@ -83,22 +98,22 @@ type compareOptions struct {
 	labelA, labelB string
 }
 
-// compareFlags decodes the flags and the two selectors.
+// compareFlags decodes the flags and the two sides.
 func compareFlags(c *cli.Context) (compareOptions, error) {
-	a := c.Args().Slice()
-	if len(a) != 2 {
-		return compareOptions{}, &usageError{msg: "compare needs two selectors, A and B", hint: "efaxx compare 12 15"}
+	a, b, err := sideTerms(c)
+	if err != nil {
+		return compareOptions{}, err
 	}
 	now := time.Now()
 	common, err := runFilter(c, now)
 	if err != nil {
 		return compareOptions{}, err
 	}
-	o := compareOptions{labelA: a[0], labelB: a[1]}
-	if o.A, err = selector(a[0], common, now); err != nil {
+	o := compareOptions{labelA: strings.Join(a, " "), labelB: strings.Join(b, " ")}
+	if o.A, err = selector(a, common, now); err != nil {
 		return o, err
 	}
-	if o.B, err = selector(a[1], common, now); err != nil {
+	if o.B, err = selector(b, common, now); err != nil {
 		return o, err
 	}
 	if o.Metric, err = metricFlag(c.String("metric")); err != nil {
@@ -107,18 +122,53 @@ func compareFlags(c *cli.Context) (compareOptions, error) {
 	if c.IsSet("by") {
 		o.By = splitList(c.String("by"))
 	}
-	o.Threshold = c.Float64("threshold")
-	if o.Threshold <= 0 || o.Threshold >= 1 || c.Int("resamples") < 100 {
-		return o, &usageError{msg: "--threshold must be in (0, 1) and --resamples at least 100", hint: "--threshold 0.05"}
+	if o.Threshold, o.Alpha, o.MinRuns, o.Bootstrap, err = testFlags(c); err != nil {
+		return o, err
 	}
-	o.Bootstrap = results.Bootstrap{Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
 	return o, nil
+}
+
+// sideTerms returns the terms of each side: --a and --b, or the two
+// arguments.
+func sideTerms(c *cli.Context) (a, b []string, err error) {
+	switch {
+	case c.IsSet("a") || c.IsSet("b"):
+		if !c.IsSet("a") || !c.IsSet("b") || c.NArg() > 0 {
+			return nil, nil, &usageError{msg: "compare takes --a and --b, both, or two arguments A B",
+				hint: "efaxx compare --a tag:build=old --b tag:build=new"}
+		}
+		return c.StringSlice("a"), c.StringSlice("b"), nil
+	case c.NArg() != 2:
+		return nil, nil, &usageError{msg: "compare needs two sides, A and B", hint: "efaxx compare 12,13,14,15 16,17,18,19"}
+	}
+	return []string{c.Args().Get(0)}, []string{c.Args().Get(1)}, nil
+}
+
+// testFlags decodes --threshold, --alpha, --min-runs, --resamples and --seed.
+func testFlags(c *cli.Context) (threshold, alpha float64, minRuns int, bs results.Bootstrap, err error) {
+	threshold, alpha, minRuns = c.Float64("threshold"), c.Float64("alpha"), c.Int("min-runs")
+	switch {
+	case threshold <= 0 || threshold >= 1:
+		err = &usageError{msg: fmt.Sprintf("--threshold %g: want a fraction in (0, 1)", threshold), hint: "--threshold 0.05"}
+	case alpha <= 0 || alpha >= 1:
+		err = &usageError{msg: fmt.Sprintf("--alpha %g: want a level in (0, 1)", alpha), hint: "--alpha 0.05"}
+	case minRuns < 1:
+		err = &usageError{msg: fmt.Sprintf("--min-runs %d: want at least 1", minRuns), hint: "--min-runs 4"}
+	case c.Int("resamples") < 100:
+		err = &usageError{msg: fmt.Sprintf("--resamples %d: want at least 100", c.Int("resamples")), hint: "--resamples 1000"}
+	}
+	return threshold, alpha, minRuns, results.Bootstrap{Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}, err
 }
 
 // baselineFlags decodes compare --baseline NAME SELECTOR.
 func baselineFlags(c *cli.Context) (results.BaselineCompare, string, error) {
-	a := c.Args().Slice()
-	if len(a) != 1 {
+	terms := c.StringSlice("b")
+	switch {
+	case c.IsSet("a"):
+		return results.BaselineCompare{}, "", &usageError{msg: "compare --baseline takes no --a: the baseline is side A"}
+	case len(terms) == 0 && c.NArg() == 1:
+		terms = c.Args().Slice()
+	case len(terms) == 0 || c.NArg() > 0:
 		return results.BaselineCompare{}, "", &usageError{msg: "compare --baseline needs one selector of runs",
 			hint: "efaxx compare --baseline libefaxx-p5 12"}
 	}
@@ -127,52 +177,83 @@ func baselineFlags(c *cli.Context) (results.BaselineCompare, string, error) {
 	if err != nil {
 		return results.BaselineCompare{}, "", err
 	}
-	bc := results.BaselineCompare{Baseline: c.String("baseline"), Threshold: c.Float64("threshold"),
-		Bootstrap: results.Bootstrap{Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}}
+	bc := results.BaselineCompare{Baseline: c.String("baseline")}
+	if bc.Threshold, bc.Alpha, bc.MinRuns, bc.Bootstrap, err = testFlags(c); err != nil {
+		return bc, "", err
+	}
 	if c.IsSet("variant") {
 		bc.Variants = c.StringSlice("variant")
 	}
-	bc.Runs, err = selector(a[0], common, now)
-	return bc, a[0], err
+	bc.Runs, err = selector(terms, common, now)
+	return bc, strings.Join(terms, " "), err
 }
 
-// selector narrows common to the runs arg names.
-func selector(arg string, common results.RunFilter, now time.Time) (results.RunFilter, error) {
+// selector narrows common by each term of one side.
+func selector(terms []string, common results.RunFilter, now time.Time) (results.RunFilter, error) {
 	f := common
-	bad := func(err error) (results.RunFilter, error) {
-		return f, &usageError{msg: fmt.Sprintf("selector %q: %v", arg, err), hint: "12, 12,13, sweep:NAME, tag:KEY=VALUE or now-14d..now-7d"}
-	}
-	switch {
-	case strings.HasPrefix(arg, "sweep:"):
-		f.Sweep = strings.TrimPrefix(arg, "sweep:")
-	case strings.HasPrefix(arg, "tag:"):
-		tags, err := tagFilters([]string{strings.TrimPrefix(arg, "tag:")})
-		if err != nil {
-			return bad(err)
+	f.Tags, f.Params, f.IDs = slices.Clone(f.Tags), slices.Clone(f.Params), slices.Clone(f.IDs)
+	for _, t := range terms {
+		if err := narrow(&f, t, now); err != nil {
+			return f, &usageError{msg: fmt.Sprintf("selector %q: %v", t, err),
+				hint: "12,13, sweep:NAME, tag:KEY=VALUE, param:KEY=VALUE, benchmark:NAME, status:ok or now-14d..now-7d"}
 		}
-		f.Tags = append(append([]results.TagFilter(nil), f.Tags...), tags...)
-	case strings.Contains(arg, ".."):
-		from, to, _ := strings.Cut(arg, "..")
+	}
+	return f, nil
+}
+
+// narrow narrows f by one selector term.
+func narrow(f *results.RunFilter, term string, now time.Time) error {
+	kind, value, found := strings.Cut(term, ":")
+	if !found {
+		kind, value = "", term
+	}
+	set := func(field *string) error {
+		if *field != "" && *field != value {
+			return fmt.Errorf("a side has one %s: %q and %q", kind, *field, value)
+		}
+		*field = value
+		return nil
+	}
+	switch kind {
+	case "sweep":
+		return set(&f.Sweep)
+	case "benchmark":
+		return set(&f.Benchmark)
+	case "status":
+		return set(&f.Status)
+	case "host":
+		return set(&f.Host)
+	case "tag":
+		tags, err := tagFilters([]string{value})
+		f.Tags = append(f.Tags, tags...)
+		return err
+	case "param":
+		ps, err := paramFilters([]string{value})
+		f.Params = append(f.Params, ps...)
+		return err
+	case "":
+	default:
+		return fmt.Errorf("no kind of term %q", kind)
+	}
+	if from, to, ok := strings.Cut(term, ".."); ok {
 		var err error
 		if f.Since, err = parseWhen(from, now); err != nil {
-			return bad(err)
+			return err
 		}
 		if to == "now" {
 			to = ""
 		}
-		if f.Until, err = parseWhen(to, now); err != nil {
-			return bad(err)
-		}
-	default:
-		for _, part := range strings.Split(arg, ",") {
-			id, err := strconv.ParseInt(part, 10, 64)
-			if err != nil || id <= 0 {
-				return bad(errors.New("not a run id"))
-			}
-			f.IDs = append(f.IDs, id)
-		}
+		f.Until, err = parseWhen(to, now)
+		return err
 	}
-	return f, nil
+	for _, part := range strings.Split(term, ",") {
+		id, err := strconv.ParseInt(part, 10, 64)
+		if err != nil || id <= 0 {
+			return errors.New("not a run id")
+		}
+		f.IDs = append(f.IDs, id)
+	}
+	return nil
 }
 
 func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compareOptions) error {
@@ -193,7 +274,7 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 		return err
 	}
 	if len(c.Rows) == 0 {
-		return fmt.Errorf("compare %s %s: no benchmark, parameters and size in common (%d groups in A only, %d in B only)",
+		return fmt.Errorf("compare %s with %s: no benchmark, parameters and size in common (%d groups in A only, %d in B only)",
 			o.labelA, o.labelB, c.OnlyA, c.OnlyB)
 	}
 	if format == "table" {
@@ -211,42 +292,105 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 	return nil
 }
 
-// printCompareHead says what is compared and by which test.
+// printCompareHead says what is compared, how the sides differ, and by
+// which test.
 func printCompareHead(w io.Writer, c *results.Comparison, a, b string) {
-	fmt.Fprintf(w, "%s (%s): B = %s against A = %s\n", c.Metric.Name, c.Metric.Unit, b, a)
-	fmt.Fprintf(w, "test: bootstrap %.0f%% interval of median(B)/median(A) over the samples (%d resamples, seed %d);\n",
-		100*c.Bootstrap.Level, c.Bootstrap.Resamples, c.Bootstrap.Seed)
-	fmt.Fprintf(w, "      per-iteration p50/p99 of the two samples where each side has one;\n")
-	fmt.Fprintf(w, "regression: significantly worse by more than %.0f%%\n\n", 100*c.Threshold)
+	fmt.Fprintf(w, "%s (%s): B = %s against A = %s\n", c.Metric.Name, c.Metric.Unit, printable(b), printable(a))
+	if len(c.Differ) == 0 {
+		fmt.Fprintln(w, "the sides' runs have the same parameter values")
+	}
+	for _, d := range c.Differ {
+		fmt.Fprintf(w, "differs: %s: A %s, B %s\n", d.Key, printable(valueList(d.A)), printable(valueList(d.B)))
+	}
+	fmt.Fprintf(w, "test: Mann-Whitney U over the runs (a run's value: the median of its samples), two-sided, p adjusted\n")
+	fmt.Fprintf(w, "      across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict needs %d runs a side\n",
+		len(c.Rows), c.Alpha, c.MinRuns)
+	fmt.Fprintf(w, "regression: significantly worse by more than %.0f%%; interval: %.0f%% bootstrap of B/A\n\n",
+		100*c.Threshold, 100*c.Bootstrap.Level)
+}
+
+// valueList writes parameter values as "a, b", or "-" for none.
+func valueList(vs []any) string {
+	if len(vs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = results.ParamText(v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // compareTable lays out the rows of c.
 func compareTable(c *results.Comparison) *table {
 	unit := " (" + c.Metric.Unit + ")"
-	header := append(append([]string{"BENCHMARK"}, upper(c.By)...), "SIZE", "A SAMPLES", "A MEDIAN"+unit,
-		"B SAMPLES", "B MEDIAN"+unit, "B/A", "INTERVAL", "TEST", "VERDICT")
+	header := append(append([]string{"BENCHMARK"}, upper(c.By)...), "SIZE", "A RUNS", "A MEDIAN"+unit,
+		"B RUNS", "B MEDIAN"+unit, "B/A", "INTERVAL", "P", "VERDICT")
 	t := &table{header: header, records: c}
 	for _, r := range c.Rows {
 		row := []string{r.Benchmark}
 		for _, k := range c.By {
 			row = append(row, paramCell(r.Params[k]))
 		}
-		interval := "-"
-		if r.Lo != nil {
-			interval = fmt.Sprintf("[%.3f, %.3f]", *r.Lo, *r.Hi)
-		}
-		row = append(row, harness.FormatSize(r.Size), fmt.Sprint(r.A.Samples), num(r.A.Median),
-			fmt.Sprint(r.B.Samples), num(r.B.Median), fmt.Sprintf("%.3f", r.Ratio), interval, r.Test, r.Verdict)
+		row = append(row, harness.FormatSize(r.Size), fmt.Sprint(r.A.Runs), num(r.A.Median),
+			fmt.Sprint(r.B.Runs), num(r.B.Median), fmt.Sprintf("%.3f", r.Ratio), intervalCell(r.Judgement),
+			pCell(r.Judgement), verdictCell(r.Verdict))
 		t.add(row...)
 	}
 	return t
 }
 
-// printCompareFoot counts the verdicts and the groups left out.
+// intervalCell writes a row's interval and what it resamples.
+func intervalCell(j results.Judgement) string {
+	if j.Lo == nil {
+		return "-"
+	}
+	return fmt.Sprintf("[%.3f, %.3f] %s", *j.Lo, *j.Hi, j.Interval)
+}
+
+// pCell writes a row's adjusted p-value, or "-" when untested.
+func pCell(j results.Judgement) string {
+	if j.PAdjusted == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", *j.PAdjusted)
+}
+
+// verdictCell writes a verdict as the table shows it: "~" for no
+// significant difference, as benchstat does.
+func verdictCell(v string) string {
+	switch v {
+	case results.VerdictSame:
+		return "~"
+	case results.VerdictRegression:
+		return "REGRESSION"
+	}
+	return v
+}
+
+// printCompareFoot counts the verdicts and the groups left out, and says
+// plainly what inconclusive means.
 func printCompareFoot(w io.Writer, c *results.Comparison) {
-	fmt.Fprintf(w, "\n%d regression(s) in %d groups", c.Regressions(), len(c.Rows))
+	fmt.Fprintf(w, "\n%d rows: %s", len(c.Rows), verdictCounts(c.Count))
 	if c.OnlyA+c.OnlyB > 0 {
 		fmt.Fprintf(w, "; not compared: %d groups only in A, %d only in B", c.OnlyA, c.OnlyB)
 	}
 	fmt.Fprintln(w)
+	if n := c.Count(results.VerdictInconclusive); n > 0 {
+		i := slices.IndexFunc(c.Rows, func(r results.CompareRow) bool { return r.Verdict == results.VerdictInconclusive })
+		fmt.Fprintf(w, "inconclusive: too few runs to judge %d rows (%s): neither a pass nor a fail; measure each side more times\n",
+			n, c.Rows[i].Note)
+	}
+}
+
+// verdictCounts writes "1 regression, 3 ~, 2 inconclusive".
+func verdictCounts(count func(string) int) string {
+	var parts []string
+	for _, v := range []string{results.VerdictRegression, results.VerdictWorse, results.VerdictSame, results.VerdictBetter,
+		results.VerdictInconclusive} {
+		if n := count(v); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, verdictCell(v)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"efaxx/harness"
 	"efaxx/results"
@@ -38,16 +39,23 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 	if err := writeTable(w, format, baselineTable(res)); err != nil {
 		return err
 	}
-	regressions := 0
-	for _, r := range res.Rows {
-		if r.Verdict == results.VerdictRegression {
-			regressions++
+	count := func(v string) int {
+		n := 0
+		for _, r := range res.Rows {
+			if r.Verdict == v {
+				n++
+			}
 		}
+		return n
 	}
 	if format == "table" {
-		fmt.Fprintf(w, "\n%d regression(s) in %d rows; not compared: %d series\n", regressions, len(res.Rows), len(res.Skipped))
+		fmt.Fprintf(w, "\n%d rows: %s; not compared: %d series\n", len(res.Rows), verdictCounts(count), len(res.Skipped))
+		if i := slices.IndexFunc(res.Rows, func(r results.BaselineRow) bool { return r.Verdict == results.VerdictInconclusive }); i >= 0 {
+			fmt.Fprintf(w, "inconclusive: too few runs to judge %d rows (%s): neither a pass nor a fail; measure more runs\n",
+				count(results.VerdictInconclusive), res.Rows[i].Note)
+		}
 	}
-	if regressions > 0 {
+	if count(results.VerdictRegression) > 0 {
 		return errVerdict
 	}
 	return nil
@@ -61,23 +69,20 @@ func printBaselineHead(w io.Writer, c *results.BaselineComparison, label string)
 	for _, s := range c.Series {
 		fmt.Fprintf(w, "  %s %s (%s): %s\n    from %s at %s\n", s.Benchmark, s.Variant, s.Metric, s.Denominator, s.File, s.Commit)
 	}
-	fmt.Fprintf(w, "test: bootstrap %.0f%% interval of median(runs)/baseline over the runs' samples, the published value taken as exact\n",
-		100*c.Bootstrap.Level)
-	fmt.Fprintf(w, "      (%d resamples, seed %d); regression: significantly worse by more than %.0f%%\n\n",
-		c.Bootstrap.Resamples, c.Bootstrap.Seed, 100*c.Threshold)
+	fmt.Fprintf(w, "test: Wilcoxon signed-rank of the runs' values (each the median of its samples) against the published\n")
+	fmt.Fprintf(w, "      value, taken as exact; p adjusted across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict\n",
+		len(c.Rows), c.Alpha)
+	fmt.Fprintf(w, "      needs %d runs; regression: significantly worse by more than %.0f%%; interval: %.0f%% bootstrap\n\n",
+		c.MinRuns, 100*c.Threshold, 100*c.Bootstrap.Level)
 }
 
 // baselineTable lays out the rows of c.
 func baselineTable(c *results.BaselineComparison) *table {
-	t := &table{header: []string{"BENCHMARK", "VARIANT", "METRIC", "SIZE", "BASELINE", "RUN SAMPLES", "RUN MEDIAN",
-		"RUN/BASELINE", "INTERVAL", "VERDICT"}, records: c}
+	t := &table{header: []string{"BENCHMARK", "VARIANT", "METRIC", "SIZE", "BASELINE", "RUNS", "RUN MEDIAN",
+		"RUN/BASELINE", "INTERVAL", "P", "VERDICT"}, records: c}
 	for _, r := range c.Rows {
-		interval := "-"
-		if r.Lo != nil {
-			interval = fmt.Sprintf("[%.3f, %.3f]", *r.Lo, *r.Hi)
-		}
-		t.add(r.Series.Benchmark, r.Variant, r.Metric, harness.FormatSize(r.Size), num(r.Baseline), fmt.Sprint(r.Runs.Samples),
-			num(r.Runs.Median), fmt.Sprintf("%.3f", r.Ratio), interval, r.Verdict)
+		t.add(r.Series.Benchmark, r.Variant, r.Metric, harness.FormatSize(r.Size), num(r.Baseline), fmt.Sprint(r.Runs.Runs),
+			num(r.Runs.Median), fmt.Sprintf("%.3f", r.Ratio), intervalCell(r.Judgement), pCell(r.Judgement), verdictCell(r.Verdict))
 	}
 	return t
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -159,40 +161,56 @@ func TestShowRanks(t *testing.T) {
 func TestCompareCommand(t *testing.T) {
 	sizes := []uint64{4096, 65536, 1 << 20}
 	all := map[int]float64{}
-	for r := range 32 {
+	for r := range 8 {
 		all[r] = 1 / 0.9
 	}
-	db := writeSynth(t,
-		&synth.Run{UID: "a", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 1, Tags: map[string]string{"build": "old"}},
-		&synth.Run{UID: "b", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 2, Slow: all, SlowSizes: map[uint64]bool{65536: true},
-			Tags: map[string]string{"build": "new"}},
-		&synth.Run{UID: "c", Ranks: 32, Sizes: sizes, Noise: 0.03, Seed: 3, Tags: map[string]string{"build": "new"}},
-	)
-	code, stdout, stderr := efaxx(t, "--db", db, "compare", "1", "2")
-	if code != 1 || !strings.Contains(stdout, "1 regression(s) in 3 groups") {
-		t.Errorf("efaxx compare 1 2 = %d, want 1 with one regression\n%s%s", code, stdout, stderr)
+	rng := rand.New(rand.NewPCG(1, 1))
+	var runs []*synth.Run
+	for i := range 10 {
+		r := &synth.Run{UID: fmt.Sprint("run", i), Ranks: 8, Sizes: sizes, Noise: 0.03, Seed: uint64(i + 1),
+			Offset: math.Exp(0.02 * rng.NormFloat64()), Tags: map[string]string{"build": "old"},
+			Params: map[string]any{"provider": "shm", "chunk": 1 << 20}}
+		if i >= 5 { // runs 6-10: a new build, 10% slower at 64KiB, with a bigger chunk
+			r.Tags["build"], r.Params["chunk"], r.Slow, r.SlowSizes = "new", 2<<20, all, map[uint64]bool{65536: true}
+		}
+		runs = append(runs, r)
+	}
+	db := writeSynth(t, runs...)
+	code, stdout, stderr := efaxx(t, "--db", db, "compare", "--a", "tag:build=old", "--b", "tag:build=new", "--by", "")
+	if code != 1 || !strings.Contains(stdout, "3 rows: 1 REGRESSION, 2 ~") || !strings.Contains(stdout, "differs: chunk: A 1048576, B 2097152") {
+		t.Errorf("efaxx compare --a tag:build=old --b tag:build=new = %d, want 1 with one regression, naming chunk\n%s%s", code, stdout, stderr)
 	}
 	for _, line := range strings.Split(stdout, "\n") {
-		if strings.Contains(line, "regression") && strings.Contains(line, "bootstrap") && !strings.Contains(line, "64KiB") {
+		if strings.Contains(line, "REGRESSION") && strings.Contains(line, "KiB") && !strings.Contains(line, "64KiB") {
 			t.Errorf("a regression outside 64KiB: %q", line)
 		}
 	}
-	if code, stdout, _ := efaxx(t, "--db", db, "compare", "1", "3"); code != 0 || !strings.Contains(stdout, "0 regression(s)") {
-		t.Errorf("efaxx compare 1 3 = %d, want 0\n%s", code, stdout)
+	// The same sides as ids, as arguments, and a flag after them.
+	_, table, _ := strings.Cut(stdout, "\n") // past the line that names the sides
+	if code, out, _ := efaxx(t, "--db", db, "compare", "1,2,3,4,5", "6,7,8,9,10", "--by", ""); code != 1 || !strings.HasSuffix(out, table) {
+		t.Errorf("efaxx compare 1,2,3,4,5 6,7,8,9,10 = %d, want what --a and --b gave:\n%s", code, out)
 	}
-	// Tags select sides; both new runs pool into B, which dilutes but
-	// keeps the loss at 64KiB.
-	code, stdout, _ = efaxx(t, "--db", db, "compare", "--format", "json", "tag:build=old", "tag:build=new")
+	// One run a side: too little evidence, said plainly, exit 0.
+	code, stdout, _ = efaxx(t, "--db", db, "compare", "1", "6")
+	if code != 0 || !strings.Contains(stdout, "3 rows: 3 inconclusive") ||
+		!strings.Contains(stdout, "inconclusive: too few runs to judge 3 rows (1 run in A, 1 run in B: a verdict needs 4 runs a side)") {
+		t.Errorf("efaxx compare 1 6 = %d, want 0 and inconclusive\n%s", code, stdout)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "compare", "--format", "json", "--a", "tag:build=old", "--b", "tag:build=new",
+		"--b", "param:chunk=2MiB", "--threshold", "0.2")
 	var c struct {
 		Rows []struct {
-			B       struct{ Samples int }
+			A       struct{ Runs, Samples int }
 			Verdict string
 		}
+		Differ []struct{ Key string }
 	}
-	if err := json.Unmarshal([]byte(stdout), &c); err != nil || len(c.Rows) != 3 || c.Rows[0].B.Samples != 64 {
-		t.Errorf("efaxx compare tag:build=old tag:build=new = %d, %+v, %v", code, c, err)
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil || code != 0 || len(c.Rows) != 3 || c.Rows[0].A.Runs != 5 ||
+		c.Rows[0].A.Samples != 40 || c.Rows[1].Verdict != "worse" || len(c.Differ) != 1 {
+		t.Errorf("efaxx compare --threshold 0.2 --format json = %d, %+v, %v; want 64KiB worse, not a regression", code, c, err)
 	}
-	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}} {
+	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}, {"--a", "1", "2", "3"},
+		{"--a", "1"}, {"--alpha", "0", "1", "2"}, {"--a", "bogus:1", "--b", "2"}} {
 		if code, _, _ := efaxx(t, append([]string{"--db", db, "compare"}, bad...)...); code != 2 {
 			t.Errorf("efaxx compare %v = %d, want 2", bad, code)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,12 @@ import (
 )
 
 func TestImportBaselineAndCompare(t *testing.T) {
-	db := writeSynth(t, &synth.Run{UID: "w", Ranks: 4, Sizes: []uint64{1 << 20, 64 << 20}, Noise: 0.01})
+	var runs []*synth.Run
+	for i := range 6 {
+		runs = append(runs, &synth.Run{UID: fmt.Sprint("w", i), Ranks: 4, Sizes: []uint64{1 << 20, 64 << 20}, Noise: 0.01,
+			Seed: uint64(i + 1)})
+	}
+	db := writeSynth(t, runs...)
 	code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5")
 	if code != 0 || !strings.Contains(stdout, "baseline libefaxx-p5: stored, 31 series") {
 		t.Fatalf("efaxx import baseline libefaxx-p5 = %d\n%s%s", code, stdout, stderr)
@@ -20,7 +26,7 @@ func TestImportBaselineAndCompare(t *testing.T) {
 	}
 	// A synth run on a 100 Gbps link, 5 us per write: 94 Gbps at 1 MiB and
 	// 99.9 at 64 MiB, beside SingleDMA's 64.23 and 96.59.
-	code, stdout, stderr = efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "SingleDMA", "1")
+	code, stdout, stderr = efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "SingleDMA", "sweep:synth")
 	if code != 0 {
 		t.Fatalf("efaxx compare --baseline = %d\n%s%s", code, stdout, stderr)
 	}

@@ -37,6 +37,7 @@ type Run struct {
 	LinkGbps float64         // link rate; 100 when 0
 	Latency  float64         // fixed cost per iteration in ns; 5000 when 0
 	Noise    float64         // relative standard deviation of each rank's time; 0 for none
+	Offset   float64         // the whole run's factor on every time (1.05: 5% slower throughout); 1 when 0
 	Slow     map[int]float64 // rank → factor on its time (1.25: 25% slower)
 
 	// SlowSizes limits Slow to these sizes; nil applies it at every size.
@@ -189,7 +190,7 @@ func (r *Run) fingerprint(rank int) record.Rank {
 // times the rank's factor; the percentiles spread around it.
 func (r *Run) sample(rank int, size uint64, rng *rand.Rand) record.Sample {
 	iter := r.Latency + 8*float64(size)/r.LinkGbps
-	factor := math.Max(0.05, 1+r.Noise*rng.NormFloat64())
+	factor := math.Max(0.05, 1+r.Noise*rng.NormFloat64()) * cmpOr(r.Offset, 1)
 	if f, ok := r.Slow[rank]; ok && (r.SlowSizes == nil || r.SlowSizes[size]) {
 		factor *= f
 	}
