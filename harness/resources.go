@@ -205,10 +205,14 @@ func (d *decoder) decodeMPI(e entry) {
 // they could hide an option efaxx sets.
 var sbatchOption = regexp.MustCompile(`^--[a-z][a-z0-9-]*(=.*)?$`)
 
-// setByEfaxx are the sbatch options efaxx writes itself, each with the key
-// that sets it, or "" when efaxx alone decides it.
+// setByEfaxx are the sbatch options an extra may not set, each with the
+// key that sets it, or "" when efaxx alone decides it: those efaxx writes
+// into every script, an array (its tasks would share the steps' run
+// directories), and those that keep sbatch from submitting the script as
+// efaxx expects (parsable, test-only, wait). sbatch ignores --wrap,
+// --help, --usage and --version in a script's #SBATCH lines.
 var setByEfaxx = map[string]string{
-	"job-name": "", "chdir": "", "output": "", "error": "", "array": "", "wrap": "", "parsable": "",
+	"job-name": "", "chdir": "", "output": "", "error": "", "array": "", "parsable": "", "test-only": "", "wait": "",
 	"nodes": "[slurm] nodes", "ntasks": "[params] ranks", "ntasks-per-node": "[slurm] ntasks_per_node",
 	"cpus-per-task": "[slurm] cpus_per_task", "gpus-per-node": "[slurm] gpus_per_node",
 	"partition": "[slurm] partition", "account": "[slurm] account", "qos": "[slurm] qos",
@@ -243,10 +247,20 @@ func checkExtra(item any) error {
 		return mark(ErrValue, "sbatch option %q: want --name or --name=value", s)
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(s, "--"), "=")
-	if key, set := setByEfaxx[name]; set && key != "" {
-		return mark(ErrValue, "sbatch option %q: use %s", s, key)
+	// sbatch reads a prefix of an option as the option, and some options
+	// under other names: what counts is the option it sets.
+	opt, err := slurm.SbatchOption(name)
+	if err != nil {
+		return mark(ErrValue, "sbatch option %q: %v", s, err)
+	}
+	reads := ""
+	if opt != name {
+		reads = fmt.Sprintf("sbatch reads --%s as --%s, and ", name, opt)
+	}
+	if key, set := setByEfaxx[opt]; set && key != "" {
+		return mark(ErrValue, "sbatch option %q: %suse %s", s, reads, key)
 	} else if set {
-		return mark(ErrValue, "sbatch option %q: efaxx sets --%s itself", s, name)
+		return mark(ErrValue, "sbatch option %q: %sefaxx sets --%s itself", s, reads, opt)
 	}
 	return nil
 }
