@@ -111,6 +111,7 @@ typedef struct efx_rail {
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_cq *cq;
+	int wait_fd; /* the CQ's wait object (FI_WAIT_FD) when its rank shares a core; -1: none */
 	struct fid_av *av;
 	struct fid_ep *ep;
 	struct fid_mr *mr[NBUFS];
@@ -190,7 +191,7 @@ struct efx_ctx {
 	uint32_t *wr_tag;   /* their iteration tag */
 
 	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
-	bool yield;            /* more ranks on this node than cores: idle polls yield the core */
+	bool yield;            /* more ranks on this node than cores: idle waits give the core away */
 	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
 	uint64_t requeued;                  /* posts that went to a pending queue since then */
 	uint64_t *lat;                      /* cfg.iterations per-iteration times of the timed loop */

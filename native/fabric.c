@@ -106,13 +106,33 @@ static int pick_nics(efx_ctx *c, struct fi_info *all, struct fi_info **nic, int 
 	return n;
 }
 
+/* open_cq opens rail r's CQ. A rank that shares its core with other ranks
+ * asks for a wait object (FI_WAIT_FD) to block on when it has nothing to
+ * do (ops.c, idle); a provider without one (shm) gets none, and the rank
+ * yields instead. A rank with a core of its own never blocks, and a wait
+ * object would only cost it a signal per completion. */
+static int open_cq(efx_ctx *c, efx_rail *r)
+{
+	struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_FD};
+	r->wait_fd = -1;
+	if (c->yield && fi_cq_open(r->domain, &attr, &r->cq, NULL) == 0) {
+		if (fi_control(&r->cq->fid, FI_GETWAIT, &r->wait_fd) == 0)
+			return 0;
+		r->wait_fd = -1;
+		fi_close(&r->cq->fid);
+	}
+	attr.wait_obj = FI_WAIT_NONE;
+	EFX_FI(c->err, fi_cq_open(r->domain, &attr, &r->cq, NULL));
+	return 0;
+}
+
 static int open_endpoint(efx_ctx *c, efx_rail *r)
 {
-	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
 	struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
 	EFX_FI(c->err, fi_fabric(r->fi->fabric_attr, &r->fabric, NULL));
 	EFX_FI(c->err, fi_domain(r->fabric, r->fi, &r->domain, NULL));
-	EFX_FI(c->err, fi_cq_open(r->domain, &cq_attr, &r->cq, NULL));
+	if (open_cq(c, r))
+		return -1;
 	EFX_FI(c->err, fi_av_open(r->domain, &av_attr, &r->av, NULL));
 	EFX_FI(c->err, fi_endpoint(r->domain, r->fi, &r->ep, NULL));
 	EFX_FI(c->err, fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV));
