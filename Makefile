@@ -17,7 +17,8 @@ OUT      ?= out
 # for the accounting path slurmdbd and MariaDB.
 DEB_PACKAGES := gcc make git pkg-config ca-certificates \
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev \
-	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux
+	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux \
+	squashfs-tools
 
 # What `make bench` needs beyond that: autotools to build fabtests
 # (libfabric's own benchmarks, compared side by side) from its release.

@@ -29,6 +29,7 @@ type DoctorOptions struct {
 	Sweep   *Sweep // its MPI plugin and image are checked; nil for none
 	Runner  string // efaxx-runner, run with --version; "" to skip
 	Workdir string
+	Version string // efaxx's own, "VERSION (COMMIT)": the image's runner should be the same
 }
 
 // Doctor checks what a submission needs: Slurm's partitions and idle
@@ -40,13 +41,17 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 	if o.Sweep != nil {
 		res = o.Sweep.Resources
 	}
+	pyxis := checkPyxis(ctx, client, res.Container != nil)
 	checks := []Finding{
 		checkPartitions(ctx, client, res.Partition),
 		checkMPI(ctx, client, res.MPI),
-		checkPyxis(ctx, client, res.Container != nil),
+		pyxis,
+	}
+	if pyxis.Status == CheckOK || res.Container != nil {
+		checks = append(checks, checkEnroot(ctx, client.Runner))
 	}
 	if res.Container != nil {
-		checks = append(checks, checkImage(res.Container.Image))
+		checks = append(checks, checkImage(ctx, res.Container.Image, o.Version)...)
 	}
 	checks = append(checks, checkFabric(ctx, client.Runner)...)
 	if o.Runner != "" {
@@ -106,15 +111,40 @@ func checkPyxis(ctx context.Context, c *slurm.Client, needed bool) Finding {
 	return Finding{"pyxis", CheckWarn, "srun takes no --container-image (pyxis is not installed); sweeps without [container] run"}
 }
 
-func checkImage(image string) Finding {
-	if !strings.HasPrefix(image, "/") {
-		return Finding{"image", CheckOK, image + ": a registry image, which enroot pulls when the job starts"}
-	}
-	fi, err := os.Stat(image)
+// checkEnroot reports the enroot on this machine, which is usually the
+// compute nodes' too; pyxis runs theirs.
+func checkEnroot(ctx context.Context, r slurm.Runner) Finding {
+	out, err := r.Run(ctx, "enroot", "version")
 	if err != nil {
-		return Finding{"image", CheckFail, fmt.Sprintf("%v (build it with make sqush; see docs/slurm.md)", err)}
+		return Finding{"enroot", CheckWarn, fmt.Sprintf("enroot version: %v; the compute nodes need enroot, "+
+			"which pyxis runs (enroot/runtime installs it; docs/slurm.md)", err)}
 	}
-	return Finding{"image", CheckOK, fmt.Sprintf("%s: %d MiB (this machine's view; the compute nodes must see it too)", image, fi.Size()>>20)}
+	return Finding{"enroot", CheckOK, "enroot " + strings.TrimSpace(string(out)) + " on this machine"}
+}
+
+// checkImage reports whether the sweep's image is readable here and
+// holds an efaxx-runner of this efaxx's version.
+func checkImage(ctx context.Context, image, version string) []Finding {
+	if !IsImagePath(image) {
+		return []Finding{{"image", CheckOK, image + ": a registry image, which enroot pulls when the job starts"}}
+	}
+	digest, err := ImageDigest(image)
+	if err != nil {
+		return []Finding{{"image", CheckFail, err.Error()}}
+	}
+	fi, _ := os.Stat(image)
+	found := Finding{"image", CheckOK, fmt.Sprintf("%s: %d MiB, %s (this machine's view; the compute nodes must see it too)",
+		image, fi.Size()>>20, digest)}
+	v, ok, err := ImageRunnerVersion(ctx, image)
+	switch {
+	case err != nil:
+		return []Finding{found, {"image runner", CheckWarn, err.Error()}}
+	case !ok:
+		return []Finding{found, {"image runner", CheckFail, fmt.Sprintf("%s holds no %s: its points would fail (docs/slurm.md says how to build the image)", image, ImageRunner)}}
+	case version != "" && v != version:
+		return []Finding{found, {"image runner", CheckWarn, fmt.Sprintf("%s holds efaxx-runner %s, this efaxx is %s: rebuild the image to match", image, v, version)}}
+	}
+	return []Finding{found, {"image runner", CheckOK, fmt.Sprintf("%s holds efaxx-runner %s", image, v)}}
 }
 
 // checkFabric lists libfabric's providers, and the tcp provider's

@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -25,6 +26,8 @@ func doctorSlurm() *slurm.Client {
 			return []byte("tcp:\n    version: 117.0\nshm:\n    version: 117.0\n"), nil
 		case "fi_info -p tcp -t FI_EP_RDM":
 			return []byte("provider: tcp;ofi_rxm\n    domain: nic0\nprovider: tcp;ofi_rxm\n    domain: lo\n"), nil
+		case "enroot version":
+			return nil, errors.New(`exec: "enroot": executable file not found in $PATH`)
 		case "/opt/efaxx-runner --version":
 			return []byte("efaxx-runner v1 (abc)\n"), nil
 		}
@@ -39,7 +42,7 @@ func TestDoctor(t *testing.T) {
 	}{
 		{"no sweep", "", []string{"slurm ok", "mpi ok", "pyxis warn", "libfabric ok", "nics ok", "runner ok", "workdir warn"}},
 		{"container sweep", head + "[slurm]\npartition = \"gpu\"\nmpi = \"pmi2\"\n[container]\nimage = \"/nowhere/efaxx.sqsh\"\n",
-			[]string{"slurm FAIL", "mpi FAIL", "pyxis FAIL", "image FAIL", "libfabric ok", "nics ok", "runner ok", "workdir warn"}},
+			[]string{"slurm FAIL", "mpi FAIL", "pyxis FAIL", "enroot warn", "image FAIL", "libfabric ok", "nics ok", "runner ok", "workdir warn"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +59,39 @@ func TestDoctor(t *testing.T) {
 			}
 			if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
 				t.Errorf("checks = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDoctorImage: the image is checked inside, without running it.
+func TestDoctorImage(t *testing.T) {
+	tests := []struct {
+		name, runner, status, detail string
+	}{
+		{"same version", "v1", harness.CheckOK, "holds efaxx-runner v1 (abc1234)"},
+		{"other version", "v0", harness.CheckWarn, "holds efaxx-runner v0 (abc1234), this efaxx is v1 (abc1234): rebuild the image to match"},
+		{"no runner", "", harness.CheckFail, "holds no /usr/local/bin/efaxx-runner: its points would fail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			image := testImage(t, tt.runner)
+			o := harness.DoctorOptions{Workdir: t.TempDir(), Version: "v1 (abc1234)",
+				Sweep: mustParse(t, head+"[container]\nimage = \""+image+"\"\n")}
+			var found bool
+			for _, c := range harness.Doctor(t.Context(), doctorSlurm(), o) {
+				if c.Name == "image" && (c.Status != harness.CheckOK || !strings.Contains(c.Detail, "sha256:")) {
+					t.Errorf("image check = %+v, want ok with the digest", c)
+				}
+				if c.Name == "image runner" {
+					found = true
+					if c.Status != tt.status || !strings.Contains(c.Detail, tt.detail) {
+						t.Errorf("image runner check = %+v, want %s with %q", c, tt.status, tt.detail)
+					}
+				}
+			}
+			if !found {
+				t.Error("no image runner check")
 			}
 		})
 	}

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -60,11 +58,11 @@ type Runner struct {
 	// Version identifies the runner for resubmission: efaxx-runner
 	// --version, or the image it is in.
 	Version string `json:"version"`
-}
 
-// DefaultContainerRunner is the runner in a container: the image built by
-// enroot/Dockerfile puts it on the PATH.
-const DefaultContainerRunner = "efaxx-runner"
+	// Digest is the digest of the container image the runner is in,
+	// "sha256:HEX"; "" without a container, or when it is unknown.
+	Digest string `json:"image_digest,omitempty"`
+}
 
 // JobDir returns the directory of planned job j in session ss: its script,
 // Slurm's output, its markers.
@@ -93,10 +91,7 @@ func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r Runner) *slurm.Job {
 	}
 	var container *slurm.Container
 	if c := res.Container; c != nil {
-		container = ss.container(c)
-		for _, name := range mapKeys(c.Env) {
-			job.Env = append(job.Env, slurm.EnvVar{Name: name, Value: c.Env[name]})
-		}
+		container = ss.container(c, r)
 	}
 	for _, p := range j.Points {
 		job.Steps = append(job.Steps, slurm.Step{
@@ -106,21 +101,6 @@ func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r Runner) *slurm.Job {
 		})
 	}
 	return job
-}
-
-// container returns the pyxis settings of c for session ss. The session
-// directory is mounted at its own path, so the ranks write their records
-// where efaxx reads them; the container's name derives from the image, and
-// the script makes it job-scoped.
-func (ss *Session) container(c *Container) *slurm.Container {
-	sum := sha256.Sum256([]byte(c.Image))
-	return &slurm.Container{
-		Image:   c.Image,
-		Name:    "efaxx_" + hex.EncodeToString(sum[:4]),
-		Mounts:  append([]string{ss.Dir + ":" + ss.Dir}, c.Mounts...),
-		Workdir: c.Workdir,
-		Env:     mapKeys(c.Env),
-	}
 }
 
 // header returns the comment lines of job j's script.

@@ -35,7 +35,7 @@ func TestPlanGolden(t *testing.T) {
 			pl := harness.NewPlan(s, s.Points())
 			runner := harness.Runner{Path: "/opt/efaxx/bin/efaxx-runner"}
 			if s.Resources.Container != nil {
-				runner.Path = harness.DefaultContainerRunner
+				runner = harness.Runner{Path: harness.ImageRunner, Digest: "sha256:" + strings.Repeat("ab", 32)}
 			}
 			scripts, err := goldenSession(s).Render(pl, runner)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"efaxx/slurm"
 )
@@ -61,7 +62,7 @@ var slurmKeys = map[string]func(d *decoder, e entry){
 var containerKeys = map[string]func(d *decoder, e entry){
 	"image":   (*decoder).decodeImage,
 	"mounts":  (*decoder).decodeMounts,
-	"workdir": func(d *decoder, e entry) { d.readPath(e, &d.res.Container.Workdir) },
+	"workdir": (*decoder).decodeWorkdir,
 	"env":     (*decoder).decodeEnv,
 }
 
@@ -328,7 +329,9 @@ func (d *decoder) decodeMounts(e entry) {
 	}
 }
 
-// checkMount checks one SRC:DST[:FLAGS] mount.
+// checkMount checks one SRC:DST[:FLAGS] mount. pyxis splits a mount at
+// its colons and enroot writes it into an fstab line, where whitespace
+// separates fields: a path can hold neither.
 func checkMount(item any) (string, error) {
 	s, ok := item.(string)
 	if !ok {
@@ -340,10 +343,15 @@ func checkMount(item any) (string, error) {
 	if strings.Contains(s, ",") {
 		return "", mark(ErrValue, "mount %q: a comma separates mounts", s)
 	}
+	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+		return "", mark(ErrValue, "mount %q: holds whitespace, which enroot's mount table cannot carry in a path", s)
+	}
 	parts := strings.Split(s, ":")
 	switch {
-	case len(parts) < 2 || len(parts) > 3:
+	case len(parts) < 2:
 		return "", mark(ErrValue, "mount %q: want SRC:DST or SRC:DST:FLAGS", s)
+	case len(parts) > 3 || (len(parts) == 3 && filepath.IsAbs(parts[2])):
+		return "", mark(ErrValue, "mount %q: a path holds ':', which pyxis reads as the separator of SRC:DST:FLAGS", s)
 	case !filepath.IsAbs(parts[0]) || !filepath.IsAbs(parts[1]):
 		return "", mark(ErrValue, "mount %q: SRC and DST must be absolute paths", s)
 	case len(parts) == 3 && !mountFlags.MatchString(parts[2]):
@@ -352,8 +360,41 @@ func checkMount(item any) (string, error) {
 	return s, nil
 }
 
+// decodeWorkdir reads [container] workdir: an absolute path that pyxis can
+// hand to enroot, so without whitespace or ':'.
+func (d *decoder) decodeWorkdir(e entry) {
+	var s string
+	d.readPath(e, &s)
+	if err := CheckContainerPath("workdir", s); err != nil {
+		d.fail(e, err)
+		return
+	}
+	d.res.Container.Workdir = s
+}
+
+// CheckContainerPath refuses a path that pyxis and enroot cannot carry
+// into a container: one with whitespace or ':'. The session directory is
+// mounted into every container at its own path, so it is checked too.
+func CheckContainerPath(what, path string) error {
+	if i := strings.IndexFunc(path, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }); i >= 0 {
+		return mark(ErrValue, "%s %q: holds %q, which pyxis and enroot cannot carry in a container path", what, path, path[i:i+1])
+	}
+	return nil
+}
+
 // envName is the form of an environment variable's name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedEnv are the prefixes of the variables a [container] env may not
+// set, with why: efaxx passes its own to the runner, and the launch hands
+// every rank its identity and its way to PMIx.
+var reservedEnv = []struct{ prefix, why string }{
+	{"EFAXX_", "efaxx sets EFAXX_ variables for the runner itself"},
+	{"SLURM_", "srun sets SLURM_ variables for each rank; the runner reads its rank from them"},
+	{"PMIX_", "srun --mpi=pmix sets PMIX_ variables for each rank's bootstrap"},
+	{"PMI_", "srun sets PMI_ variables for each rank's bootstrap"},
+	{"OMPI_COMM_WORLD_", "the launcher sets OMPI_COMM_WORLD_ variables for each rank; the runner reads its rank from them"},
+}
 
 func (d *decoder) decodeEnv(e entry) {
 	if _, ok := e.value.(map[string]any); !ok {
@@ -364,6 +405,12 @@ func (d *decoder) decodeEnv(e entry) {
 	for _, c := range d.doc.children(e) {
 		if !envName.MatchString(c.name()) {
 			d.fail(c, mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.name()))
+			continue
+		}
+		if i := slices.IndexFunc(reservedEnv, func(r struct{ prefix, why string }) bool {
+			return strings.HasPrefix(c.name(), r.prefix)
+		}); i >= 0 {
+			d.fail(c, mark(ErrValue, "%s is efaxx's to set: %s", c.name(), reservedEnv[i].why))
 			continue
 		}
 		var v string

@@ -75,6 +75,12 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 	if err := slurm.CheckDir("workdir", workdir); err != nil {
 		return nil, err
 	}
+	if s.Resources.Container != nil {
+		// Every container mounts the session directory at its own path.
+		if err := CheckContainerPath("workdir", workdir); err != nil {
+			return nil, err
+		}
+	}
 	if sub.Session, err = NewSession(workdir, s, x.now()); err != nil {
 		return nil, err
 	}
@@ -98,7 +104,7 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 // runnerFor returns the runner the steps of s start.
 func (x *SlurmExecutor) runnerFor(s *Sweep) (Runner, error) {
 	if c := s.Resources.Container; c != nil {
-		return Runner{Path: DefaultContainerRunner, Version: "image " + c.Image}, nil
+		return ContainerRunner(c)
 	}
 	if !filepath.IsAbs(x.Runner.Path) {
 		return Runner{}, fmt.Errorf("efaxx-runner %q: want an absolute path the compute nodes see", x.Runner.Path)

@@ -198,7 +198,13 @@ func stepManifest(pf *planFile, job *results.Job, st *slurm.JobState, pt *planne
 		code := e.Code
 		m.ExitCode, m.EndNs = &code, e.End.UnixNano()
 		if code != 0 {
-			m.Error = joinReasons(fmt.Sprintf("srun exit code %d", code), stepOutputTail(step.Dir, mk))
+			why := stepOutputTail(step.Dir, mk)
+			if c := pf.Resources.Container; c != nil {
+				if cw := containerReason(step.Dir, mk, c.Image); cw != "" {
+					why = cw
+				}
+			}
+			m.Error = joinReasons(fmt.Sprintf("srun exit code %d", code), why)
 		}
 		return m, true
 	}

@@ -61,8 +61,15 @@ type Container struct {
 	Name    string   // --container-name, made job-scoped: the script appends _$SLURM_JOB_ID
 	Mounts  []string // --container-mounts, each SRC:DST[:FLAGS]
 	Workdir string   // --container-workdir; "" leaves the image's
-	Env     []string // --container-env: variables whose host values override the image's
+	// Env is set inside the container only, over the image's own: the
+	// command runs under ContainerEnv with NAME=VALUE words, so neither
+	// the job script nor srun ever sees these values.
+	Env []EnvVar
 }
+
+// ContainerEnv is env(1) in the image, by its path, which sets a
+// container's Env for the step's command.
+const ContainerEnv = "/usr/bin/env"
 
 // LogName is the file, in a step's directory, that holds srun's output.
 const LogName = "launcher.log"
@@ -175,10 +182,14 @@ func (s *Step) validate() error {
 			return err
 		}
 	}
-	if s.Container != nil {
-		return s.Container.validate()
+	if s.Container == nil {
+		return nil
 	}
-	return nil
+	if len(s.Container.Env) > 0 && strings.Contains(s.Command[0], "=") {
+		// env(1) would take the program for one more variable.
+		return fmt.Errorf("command %q: holds '=', which %s reads as a variable", s.Command[0], ContainerEnv)
+	}
+	return s.Container.validate()
 }
 
 func (c *Container) validate() error {
@@ -198,9 +209,9 @@ func (c *Container) validate() error {
 			return fmt.Errorf("container mount %q: holds a comma, which separates mounts", m)
 		}
 	}
-	for _, name := range c.Env {
-		if !envName.MatchString(name) {
-			return fmt.Errorf("container environment variable name %q: want letters, digits and '_'", name)
+	for _, e := range c.Env {
+		if err := e.validate(); err != nil {
+			return fmt.Errorf("container %w", err)
 		}
 	}
 	return nil

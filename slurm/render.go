@@ -128,6 +128,12 @@ func srunArgs(s *Step, quote func(string) string, jobID string) []string {
 	w = append(w, "--kill-on-bad-exit=1", "--output="+quote(stepOutput(s.Dir)))
 	if c := s.Container; c != nil {
 		w = append(w, containerArgs(c, quote, jobID)...)
+		if len(c.Env) > 0 {
+			w = append(w, ContainerEnv)
+		}
+		for _, e := range c.Env {
+			w = append(w, quote(e.Name+"="+e.Value))
+		}
 	}
 	for _, word := range s.Command {
 		w = append(w, quote(word))
@@ -149,11 +155,7 @@ func containerArgs(c *Container, quote func(string) string, jobID string) []stri
 	if c.Workdir != "" {
 		w = append(w, "--container-workdir="+quote(c.Workdir))
 	}
-	w = append(w, "--no-container-mount-home")
-	if len(c.Env) > 0 {
-		w = append(w, "--container-env="+quote(strings.Join(c.Env, ",")))
-	}
-	return w
+	return append(w, "--no-container-mount-home")
 }
 
 // writeWords writes one command, continuing long lines with a backslash

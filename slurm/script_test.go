@@ -19,13 +19,15 @@ import (
 // (The tests under cmd/efaxx run the same scripts through a real Slurm.)
 
 // stubSrun writes an srun that appends its argv, NUL-separated, to
-// $STUB/argv-<n>, records HOSTILE_ENV from its environment, prints a line,
+// $STUB/argv-<n>, records HOSTILE_ENV and INSIDE_ONLY from its
+// environment, prints a line,
 // and exits with the status named in $STUB/rc-<n> (0 when absent), or
 // sleeps when $STUB/sleep-<n> exists.
 const stubSrun = `#!/bin/bash
 n=$(ls "$STUB" | grep -c '^argv-')
 printf '%s\0' "$@" >"$STUB/argv-$n"
 printf '%s' "${HOSTILE_ENV-unset}" >"$STUB/env-$n"
+printf '%s' "${INSIDE_ONLY-unset}" >"$STUB/inside-$n"
 echo "stub srun call $n"
 [ -e "$STUB/sleep-$n" ] && exec sleep 30
 exit "$(cat "$STUB/rc-$n" 2>/dev/null || echo 0)"
@@ -71,7 +73,8 @@ func setupScript(t *testing.T, withContainer bool) (*scriptRun, *slurm.Job) {
 			Command: []string{"/opt/efaxx runner", "--label", hv}}
 		if withContainer {
 			s.Container = &slurm.Container{Image: "nvcr.io#nvidia/x:1 " + hv, Name: "efaxx_ab12",
-				Mounts: []string{"/data $(x):/data:ro", "/s:/s"}, Workdir: "/w `x`", Env: []string{"HOSTILE_ENV"}}
+				Mounts: []string{"/data $(x):/data:ro", "/s:/s"}, Workdir: "/w `x`",
+				Env: []slurm.EnvVar{{Name: "INSIDE_ONLY", Value: hv}, {Name: "PATH", Value: "/opt/conda/bin"}}}
 		}
 		job.Steps = append(job.Steps, s)
 	}
@@ -129,7 +132,8 @@ func TestScriptPassesValuesVerbatim(t *testing.T) {
 		"--output=" + r.steps[0] + "/step-%J.out",
 		"--container-image=nvcr.io#nvidia/x:1 " + hv, "--container-name=efaxx_ab12_42",
 		"--container-mounts=/data $(x):/data:ro,/s:/s", "--container-workdir=/w `x`",
-		"--no-container-mount-home", "--container-env=HOSTILE_ENV", "/opt/efaxx runner", "--label", hv}
+		"--no-container-mount-home", "/usr/bin/env", "INSIDE_ONLY=" + hv, "PATH=/opt/conda/bin",
+		"/opt/efaxx runner", "--label", hv}
 	if got := r.argv(t, 0); !equal(got, want) {
 		t.Errorf("srun argv =\n%q\nwant\n%q", got, want)
 	}
@@ -138,6 +142,11 @@ func TestScriptPassesValuesVerbatim(t *testing.T) {
 	}
 	if env, _ := os.ReadFile(filepath.Join(r.stub, "env-0")); string(env) != hv {
 		t.Errorf("exported HOSTILE_ENV = %q, want %q", env, hv)
+	}
+	// The container's variables reach env(1) inside the container as
+	// words, never the script's environment: its PATH stays the host's.
+	if env, _ := os.ReadFile(filepath.Join(r.stub, "inside-0")); string(env) != "unset" {
+		t.Errorf("srun saw INSIDE_ONLY = %q, want it unset: a container's variables are set inside only", env)
 	}
 	checkStep(t, r.steps[0], "rc=0 signal=-", "stub srun call 0")
 	checkStep(t, r.steps[1], "rc=3 signal=-", "stub srun call 1")
@@ -207,4 +216,31 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestValidateContainer: what a container step cannot carry is refused
+// before a script is written.
+func TestValidateContainer(t *testing.T) {
+	tests := []struct {
+		name string
+		c    slurm.Container
+		cmd  string
+		want string
+	}{
+		{"bad variable name", slurm.Container{Image: "/i.sqsh", Name: "e", Env: []slurm.EnvVar{{Name: "A-B", Value: "1"}}}, "/r",
+			`render job "j": step 0: container environment variable name "A-B": want letters, digits and '_', not starting with a digit`},
+		{"line break in a value", slurm.Container{Image: "/i.sqsh", Name: "e", Env: []slurm.EnvVar{{Name: "A", Value: "1\n2"}}}, "/r",
+			`render job "j": step 0: container environment variable A "1\n2": holds control character U+000A (a line break ends a script line)`},
+		{"program with '='", slurm.Container{Image: "/i.sqsh", Name: "e", Env: []slurm.EnvVar{{Name: "A", Value: "1"}}}, "/r=1",
+			`render job "j": step 0: command "/r=1": holds '=', which /usr/bin/env reads as a variable`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.c
+			job := &slurm.Job{Name: "j", Dir: "/jobs/j", Steps: []slurm.Step{{Name: "s", Dir: "/runs/s", Container: &c, Command: []string{tt.cmd}}}}
+			if _, err := slurm.Render(job); err == nil || err.Error() != tt.want {
+				t.Errorf("Render error =\n%v\nwant\n%s", err, tt.want)
+			}
+		})
+	}
 }

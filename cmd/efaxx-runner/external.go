@@ -120,6 +120,7 @@ func external(dir string, spec *record.External, me launchRank) (int, error) {
 	host, _ := os.Hostname()
 	fp := record.Rank{Type: record.TypeRank, Rank: me.rank, World: me.world, LocalRank: me.local, LocalSize: me.localSize,
 		Host: host, PID: os.Getpid(), Benchmark: "external", Version: version, Commit: commit, StartNs: start.UnixNano()}
+	where(&fp, os.Getenv)
 	if err := w.write(fp); err != nil {
 		return 1, err
 	}

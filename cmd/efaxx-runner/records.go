@@ -31,6 +31,7 @@ func fingerprint(in native.Info, o options, p placement, start time.Time) record
 		r.Fabric, r.Domain, r.LinkBps = r.Rails[0].Fabric, r.Rails[0].Domain, r.Rails[0].LinkBps
 	}
 	r.SharedNICs = len(domains) < len(in.Rails)
+	where(&r, os.Getenv)
 	return r
 }
 

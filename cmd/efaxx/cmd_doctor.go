@@ -17,11 +17,12 @@ func newDoctorCommand() *cli.Command {
 		Usage:     "check what submitting needs: Slurm, MPI plugins, pyxis, the image, libfabric, NICs",
 		ArgsUsage: "[SWEEP.toml]",
 		Description: `Reports the partitions and their idle nodes (sinfo), the MPI plugins srun
-takes (srun --mpi=list), whether pyxis is there (srun --help), the image of
-the sweep's [container], libfabric's providers and the tcp provider's NICs
-on this machine (fi_info), efaxx-runner's version, and whether the workdir
-is on a network filesystem. With a sweep, its partition, MPI plugin and
-image are checked too.
+takes (srun --mpi=list), whether pyxis is there (srun --help) and enroot's
+version, libfabric's providers and the tcp provider's NICs on this machine
+(fi_info), efaxx-runner's version, and whether the workdir is on a network
+filesystem. With a sweep, its partition and MPI plugin are checked too, and
+the image of its [container]: readable here, a squashfs, and holding an
+efaxx-runner of this efaxx's version.
 
 Example:
    efaxx doctor sweeps/testbed/write.toml
@@ -40,7 +41,7 @@ Example:
 }
 
 func runDoctor(ctx context.Context, w io.Writer, workdir, runner, sweep string) error {
-	o := harness.DoctorOptions{Workdir: workdir}
+	o := harness.DoctorOptions{Workdir: workdir, Version: fmt.Sprintf("%s (%s)", version, commit)}
 	if sweep != "" {
 		s, err := loadSweep(sweep)
 		if err != nil {

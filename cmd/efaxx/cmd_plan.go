@@ -73,11 +73,13 @@ func runPlan(w io.Writer, format, workdir, runner string, s *harness.Sweep, show
 	if err != nil {
 		return err
 	}
-	r := harness.Runner{Path: harness.DefaultContainerRunner}
-	if s.Resources.Container == nil {
+	r := harness.Runner{Path: harness.ImageRunner}
+	if c := s.Resources.Container; c == nil {
 		if r.Path, err = findRunner(runner); err != nil {
 			return err
 		}
+	} else if cr, err := harness.ContainerRunner(c); err == nil {
+		r = cr // else the image is not built yet: its digest is unknown
 	}
 	scripts, err := ss.Render(pl, r)
 	if err != nil {

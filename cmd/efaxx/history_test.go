@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -249,5 +250,33 @@ func TestCheckCommand(t *testing.T) {
 	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.toml"), "name = \"n\"\nbenchmark = \"write\"\n[[expect]]\nmin = \"x\"\n")
 	if code, _, stderr := efaxx(t, "--db", db, "check", "--expect", bad, "1"); code != 3 || !strings.Contains(stderr, bad+":4: expect[1].min: want number, got string") {
 		t.Errorf("efaxx check --expect bad.toml = %d, stderr %q; want 3 naming the line", code, stderr)
+	}
+}
+
+// TestShowWhere: show prints where the ranks ran, from their
+// fingerprints: the OS, whether in a container, and the image.
+func TestShowWhere(t *testing.T) {
+	img := &record.Image{Ref: "/images/efaxx.sqsh", Digest: "sha256:1c9e", Env: map[string]string{"GREETING": "hi"}}
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Fingerprint: func(_ int, fp *record.Rank) {
+			fp.OS, fp.InContainer, fp.Image = "Debian GNU/Linux 12 (bookworm)", true, img
+		}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Seed: 2, Fingerprint: func(_ int, fp *record.Rank) {
+			fp.OS = "Debian GNU/Linux 12 (bookworm)"
+		}})
+	for id, want := range map[string][]string{
+		"1": {"os               Debian GNU/Linux 12 (bookworm)\n", "in_container     true\n",
+			`image            {"ref":"/images/efaxx.sqsh","digest":"sha256:1c9e","env":{"GREETING":"hi"}}` + "\n"},
+		"2": {"os               Debian GNU/Linux 12 (bookworm)\n", "in_container     false\n"},
+	} {
+		code, stdout, stderr := efaxx(t, "--db", db, "show", id)
+		for _, w := range want {
+			if code != 0 || !strings.Contains(stdout, w) {
+				t.Errorf("efaxx show %s = %d, want %q in:\n%s%s", id, code, w, stdout, stderr)
+			}
+		}
+		if id == "2" && strings.Contains(stdout, "image ") {
+			t.Errorf("efaxx show %s prints an image for a run on the host:\n%s", id, stdout)
+		}
 	}
 }

@@ -69,9 +69,40 @@ type Rank struct {
 	// Pinning is the pinning policy asked for, and why it gave no core when it did not.
 	Pinning string `json:"pinning,omitempty"`
 
+	// OS is the operating system the rank saw: PRETTY_NAME of its
+	// /etc/os-release, the image's in a container.
+	OS string `json:"os,omitempty"`
+	// InContainer is true when the rank's root filesystem was not its
+	// host's (the rank saw it mounted from a directory, or as an overlay).
+	InContainer bool `json:"in_container"`
+	// Image is the container image efaxx started the rank in; nil when
+	// the step asked for none.
+	Image *Image `json:"image,omitempty"`
+
 	Version string `json:"efaxx_version"`
 	Commit  string `json:"efaxx_commit"`
 	StartNs int64  `json:"start_ns"` // Unix time in ns
+}
+
+// The variables through which efaxx tells a runner in a container what
+// image it is in (whose file cannot be seen from inside): the image as
+// pyxis was given it, its digest, and the names of the variables the sweep
+// set in it, comma-separated, whose values the runner records as it sees
+// them. A sweep's [container] env may not set EFAXX_ names.
+const (
+	EnvImage       = "EFAXX_IMAGE"
+	EnvImageDigest = "EFAXX_IMAGE_DIGEST"
+	EnvImageEnv    = "EFAXX_IMAGE_ENV"
+)
+
+// Image is the container image a rank ran in, as efaxx handed it to
+// pyxis, and the variables the sweep set in it.
+type Image struct {
+	Ref    string `json:"ref"`              // a squashfs path or a registry reference
+	Digest string `json:"digest,omitempty"` // "sha256:HEX" of the squashfs, or the registry's; "" when unknown
+	// Env holds the sweep's [container] env, each value as the rank saw
+	// it inside the container.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Rail is one endpoint of a rank: its NIC and that NIC's link speed.

@@ -55,8 +55,6 @@ efaxx_step() {
 }
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
-export FI_EFA_USE_DEVICE_RDMA=1
-export FI_PROVIDER=efa
 
 # step 0: p000-17688e172cd991bd
 efaxx_step /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991bd srun \
@@ -66,11 +64,14 @@ efaxx_step /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991b
 	--container-image='nvcr.io#nvidia/efaxx:0.1' \
 	--container-name=efaxx_a13be639_"${SLURM_JOB_ID}" \
 	--container-mounts=/shared/efaxx-runs/pyxis/20261122-120000-abcd1234:/shared/efaxx-runs/pyxis/20261122-120000-abcd1234,/fsx:/fsx,/opt/amazon/efa:/opt/amazon/efa:ro \
-	--container-workdir=/fsx/work --no-container-mount-home \
-	--container-env=FI_EFA_USE_DEVICE_RDMA,FI_PROVIDER efaxx-runner --benchmark write \
-	--provider efa --sizes 1048576,4194304,16777216,67108864,268435456,1073741824 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
-	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
+	--container-workdir=/fsx/work --no-container-mount-home /usr/bin/env \
+	'EFAXX_IMAGE=nvcr.io#nvidia/efaxx:0.1' \
+	EFAXX_IMAGE_DIGEST=sha256:abababababababababababababababababababababababababababababababab \
+	EFAXX_IMAGE_ENV=FI_EFA_USE_DEVICE_RDMA,FI_PROVIDER FI_EFA_USE_DEVICE_RDMA=1 FI_PROVIDER=efa \
+	/usr/local/bin/efaxx-runner --benchmark write --provider efa \
+	--sizes 1048576,4194304,16777216,67108864,268435456,1073741824 --iterations 100 --warmup 10 \
+	--timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 --strategy single --nic auto \
+	--pin numa --memory host --link-gbps 0 \
 	--out /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991bd
 
 exit "$efaxx_failed"

@@ -1,0 +1,218 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"efaxx/results/record"
+	"efaxx/slurm"
+)
+
+// ImageRunner is where every efaxx image holds efaxx-runner, whichever
+// recipe built it (make image, or enroot/Dockerfile): the steps run it by
+// this path, so a PATH set in [container] env cannot hide it.
+const ImageRunner = "/usr/local/bin/efaxx-runner"
+
+// squashfsMagic opens every squashfs file ("hsqs", little-endian).
+var squashfsMagic = []byte("hsqs")
+
+// IsImagePath reports whether image names a squashfs file rather than a
+// registry image: pyxis reads an image that starts with / or . as a path.
+func IsImagePath(image string) bool {
+	return strings.HasPrefix(image, "/") || strings.HasPrefix(image, ".")
+}
+
+// ContainerRunner returns the runner of sweeps that run in container c:
+// efaxx-runner at ImageRunner, identified by the image's digest, so a
+// rebuilt image counts as a new runner when a sweep is submitted again. A
+// squashfs image must be a readable squashfs file here; its digest is the
+// sha256 of its bytes. A registry image's digest is the one its reference
+// pins (@sha256:...), or unknown.
+func ContainerRunner(c *Container) (Runner, error) {
+	r := Runner{Path: ImageRunner}
+	if !IsImagePath(c.Image) {
+		if _, d, ok := strings.Cut(c.Image, "@"); ok {
+			r.Digest = d
+		}
+		r.Version = "image " + c.Image
+		if r.Digest != "" {
+			r.Version = "image " + r.Digest
+		}
+		return r, nil
+	}
+	d, err := ImageDigest(c.Image)
+	if err != nil {
+		return Runner{}, err
+	}
+	r.Digest, r.Version = d, "image "+d
+	return r, nil
+}
+
+// ImageDigest returns "sha256:HEX" of the squashfs file at path, or an
+// error that names the path and says how to build the image.
+func ImageDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("container image %s: %w (docs/slurm.md says how to build one)", path, unwrapPath(err))
+	}
+	defer f.Close()
+	magic := make([]byte, len(squashfsMagic))
+	if _, err := io.ReadFull(f, magic); err != nil || !bytes.Equal(magic, squashfsMagic) {
+		return "", fmt.Errorf("container image %s: not a squashfs file (docs/slurm.md says how to build one)", path)
+	}
+	h := sha256.New()
+	h.Write(magic)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("container image %s: %w", path, unwrapPath(err))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// unwrapPath drops the path a *PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// container returns the pyxis settings of c for session ss and runner r.
+// The session directory is mounted at its own path, so the ranks write
+// their records where efaxx reads them; the container's name derives from
+// the image, and the script makes it job-scoped. The sweep's variables,
+// and efaxx's own, are set inside the container only: the job script
+// never exports them.
+func (ss *Session) container(c *Container, r Runner) *slurm.Container {
+	sum := sha256.Sum256([]byte(c.Image))
+	names := mapKeys(c.Env)
+	env := []slurm.EnvVar{{Name: record.EnvImage, Value: c.Image}, {Name: record.EnvImageDigest, Value: r.Digest},
+		{Name: record.EnvImageEnv, Value: strings.Join(names, ",")}}
+	for _, name := range names {
+		env = append(env, slurm.EnvVar{Name: name, Value: c.Env[name]})
+	}
+	return &slurm.Container{
+		Image:   c.Image,
+		Name:    "efaxx_" + hex.EncodeToString(sum[:4]),
+		Mounts:  append([]string{ss.Dir + ":" + ss.Dir}, c.Mounts...),
+		Workdir: c.Workdir,
+		Env:     env,
+	}
+}
+
+// ImageRunnerVersion reads the version of the efaxx-runner that the
+// squashfs image at path holds, without running it: unsquashfs (of
+// squashfs-tools, which enroot needs too) extracts it, and Go's build
+// information gives the -X main.version and main.commit it was linked
+// with, as "VERSION (COMMIT)". found is false when the image holds no
+// efaxx-runner at ImageRunner.
+func ImageRunnerVersion(ctx context.Context, path string) (version string, found bool, err error) {
+	cmd := exec.CommandContext(ctx, "unsquashfs", "-cat", path, strings.TrimPrefix(ImageRunner, "/"))
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return "", false, fmt.Errorf("unsquashfs: %w (squashfs-tools looks inside images)", err)
+		}
+		if out.Len() == 0 {
+			return "", false, nil // unsquashfs found no such file
+		}
+	}
+	if out.Len() == 0 {
+		return "", false, nil
+	}
+	info, err := buildinfo.Read(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		return "", true, fmt.Errorf("%s in %s: %w", ImageRunner, path, err)
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-ldflags" {
+			v, c := ldflagsVar(s.Value, "main.version"), ldflagsVar(s.Value, "main.commit")
+			if v != "" {
+				return fmt.Sprintf("%s (%s)", v, c), true, nil
+			}
+		}
+	}
+	return "", true, fmt.Errorf("%s in %s: built without -X main.version", ImageRunner, path)
+}
+
+// ldflagsVar returns the value an -ldflags string gives name with -X.
+func ldflagsVar(flags, name string) string {
+	re := regexp.MustCompile(`-X[ =]` + regexp.QuoteMeta(name) + `=(\S+)`)
+	if m := re.FindStringSubmatch(flags); m != nil {
+		return strings.Trim(m[1], `'"`)
+	}
+	return ""
+}
+
+// containerFailure explains, from a failed container step's launcher
+// log, why the container's ranks never ran: pyxis's own error (with the
+// enroot messages it printed), or an image without efaxx-runner. It
+// returns "" when the log shows neither.
+func containerFailure(log []byte, image string) string {
+	var pyxis, enroot []string
+	missing := false
+	sc := bufio.NewScanner(bytes.NewReader(log))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		_, msg, isPyxis := strings.Cut(line, "pyxis: ")
+		switch {
+		case strings.Contains(line, ImageRunner+"': No such file or directory"),
+			strings.Contains(line, ImageRunner+": No such file or directory"):
+			missing = true
+		case isPyxis && strings.HasPrefix(strings.TrimSpace(msg), "[ERROR]"):
+			enroot = append(enroot, strings.TrimSpace(msg))
+		case isPyxis && strings.Contains(line, "error"):
+			pyxis = append(pyxis, strings.TrimSpace(msg))
+		}
+	}
+	switch {
+	case missing:
+		return fmt.Sprintf("the container image %s holds no %s (docs/slurm.md says how to build the image)", image, ImageRunner)
+	case len(enroot) > 0:
+		return "the container did not start: pyxis: " + strings.Join(enroot, "; ")
+	case len(pyxis) > 0:
+		return "the container did not start: pyxis: " + pyxis[0]
+	}
+	return ""
+}
+
+// containerReason reads why a failed container step's ranks never ran
+// from the ends of its output files (see containerFailure): pyxis writes
+// to srun's log, the ranks' env(1) to the tasks' output.
+func containerReason(dir string, mk slurm.StepMarkers, image string) string {
+	var log []byte
+	for _, path := range []string{mk.Output, filepath.Join(dir, slurm.LogName)} {
+		if path != "" {
+			log = append(log, fileTail(path, 64<<10)...)
+		}
+	}
+	return containerFailure(log, image)
+}
+
+// fileTail returns the last n bytes of a file, or what it can read.
+func fileTail(path string, n int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > n {
+		f.Seek(fi.Size()-n, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return append(b, '\n')
+}

@@ -1,0 +1,132 @@
+package harness_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"efaxx/harness"
+)
+
+func TestImageDigest(t *testing.T) {
+	dir := t.TempDir()
+	sqsh := filepath.Join(dir, "efaxx.sqsh")
+	data := append([]byte("hsqs"), make([]byte, 1<<20)...)
+	if err := os.WriteFile(sqsh, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if got, err := harness.ImageDigest(sqsh); err != nil || got != "sha256:"+hex.EncodeToString(sum[:]) {
+		t.Errorf("ImageDigest = %q, %v, want sha256 of the file", got, err)
+	}
+	notSqsh := filepath.Join(dir, "image.tar")
+	if err := os.WriteFile(notSqsh, []byte("not a squashfs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		filepath.Join(dir, "missing.sqsh"): "container image " + dir + "/missing.sqsh: no such file or directory (docs/slurm.md says how to build one)",
+		notSqsh:                            "container image " + notSqsh + ": not a squashfs file (docs/slurm.md says how to build one)",
+	} {
+		if _, err := harness.ImageDigest(path); err == nil || err.Error() != want {
+			t.Errorf("ImageDigest(%s) error = %v, want %s", path, err, want)
+		}
+	}
+}
+
+func TestContainerRunner(t *testing.T) {
+	ref := "nvcr.io#nvidia/efaxx@sha256:" + strings.Repeat("0f", 32)
+	r, err := harness.ContainerRunner(&harness.Container{Image: ref})
+	if err != nil || r.Path != harness.ImageRunner || r.Digest != "sha256:"+strings.Repeat("0f", 32) || r.Version != "image "+r.Digest {
+		t.Errorf("ContainerRunner(%s) = %+v, %v", ref, r, err)
+	}
+	r, err = harness.ContainerRunner(&harness.Container{Image: "nvcr.io#nvidia/efaxx:1"})
+	if err != nil || r.Digest != "" || r.Version != "image nvcr.io#nvidia/efaxx:1" {
+		t.Errorf("ContainerRunner(tag) = %+v, %v: want no digest, the reference as version", r, err)
+	}
+	if _, err := harness.ContainerRunner(&harness.Container{Image: "/no/such/efaxx.sqsh"}); err == nil ||
+		!strings.Contains(err.Error(), "/no/such/efaxx.sqsh: no such file or directory") {
+		t.Errorf("ContainerRunner of a missing squashfs: error %v, want the path", err)
+	}
+}
+
+// TestImageRunnerVersion reads the runner's version from images with and
+// without one.
+func TestImageRunnerVersion(t *testing.T) {
+	ctx := context.Background()
+	with := testImage(t, "v9.1")
+	if v, found, err := harness.ImageRunnerVersion(ctx, with); err != nil || !found || v != "v9.1 (abc1234)" {
+		t.Errorf("ImageRunnerVersion = %q, %v, %v, want v9.1 (abc1234)", v, found, err)
+	}
+	without := testImage(t, "")
+	if v, found, err := harness.ImageRunnerVersion(ctx, without); err != nil || found {
+		t.Errorf("ImageRunnerVersion of an image without the runner = %q, %v, %v, want not found", v, found, err)
+	}
+}
+
+// testImage writes a squashfs that holds, where every efaxx image does, a
+// Go program linked as make build links efaxx-runner, with -X
+// main.version=version and main.commit=abc1234; with version "", an
+// image without it.
+func testImage(t *testing.T, version string) string {
+	t.Helper()
+	if _, err := exec.LookPath("mksquashfs"); err != nil {
+		t.Fatal("mksquashfs not found: make deps installs squashfs-tools")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "root", "usr", "local", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if version != "" {
+		src := filepath.Join(dir, "main.go")
+		if err := os.WriteFile(src, []byte("package main\n\nvar version, commit = \"dev\", \"unknown\"\n\nfunc main() { println(version, commit) }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		build := exec.Command("go", "build", "-ldflags", "-X main.version="+version+" -X main.commit=abc1234",
+			"-o", filepath.Join(bin, "efaxx-runner"), src)
+		build.Dir, build.Env = dir, append(os.Environ(), "GOFLAGS=", "GO111MODULE=off")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	out := filepath.Join(dir, "efaxx.sqsh")
+	if b, err := exec.Command("mksquashfs", filepath.Join(dir, "root"), out, "-noappend", "-quiet", "-no-progress").CombinedOutput(); err != nil {
+		t.Fatalf("mksquashfs: %v\n%s", err, b)
+	}
+	return out
+}
+
+func TestContainerFailure(t *testing.T) {
+	const image = "/images/efaxx.sqsh"
+	tests := []struct{ name, log, want string }{
+		{"no runner in the image",
+			"/usr/bin/env: '/usr/local/bin/efaxx-runner': No such file or directory\n" +
+				"srun: error: h1: task 0: Exited with exit code 127\n",
+			"the container image /images/efaxx.sqsh holds no /usr/local/bin/efaxx-runner (docs/slurm.md says how to build the image)"},
+		{"enroot's error",
+			"pyxis: creating container filesystem: efaxx_ab12_7\n" +
+				"slurmstepd: error: pyxis: child 4242 failed with error code: 1\n" +
+				"slurmstepd: error: pyxis: failed to create container filesystem\n" +
+				"slurmstepd: error: pyxis: printing enroot log file:\n" +
+				"slurmstepd: error: pyxis:     [ERROR] Invalid image format: /images/efaxx.sqsh\n" +
+				"slurmstepd: error: pyxis: couldn't start container\n" +
+				"slurmstepd: error: spank: required plugin spank_pyxis.so: task_init_privileged() failed with rc=-1\n",
+			"the container did not start: pyxis: [ERROR] Invalid image format: /images/efaxx.sqsh"},
+		{"pyxis's own error",
+			"slurmstepd: error: pyxis: couldn't start container\nsrun: error: h1: task 0: Exited with exit code 1\n",
+			"the container did not start: pyxis: couldn't start container"},
+		{"a rank's failure", "efaxx-runner: rank 1 on h2: size 4096: timeout\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := harness.ContainerFailure([]byte(tt.log), image); got != tt.want {
+				t.Errorf("ContainerFailure =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,4 @@
+package harness
+
+// ContainerFailure exposes containerFailure to the tests.
+var ContainerFailure = containerFailure
