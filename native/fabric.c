@@ -241,12 +241,12 @@ static int exchange(efx_ctx *c, efx_rail *r)
 	mine.dst.addr = (r->fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)c->buf[BUF_DST].ptr : 0;
 	mine.dst.key = fi_mr_key(r->mr[BUF_DST]);
 	if (rc)
-		rc = efx_fail(c->err, "fi_getname on rail %u: %s", r->index, fi_strerror(-rc));
+		rc = efx_fail_fi(c->err, "fi_getname", rc, " on rail %u", r->index);
 	else
 		rc = efx_allgather(c, &mine, cards, sizeof mine);
 	for (int k = 0; rc == 0 && k < world; k++) { /* one at a time: some providers' names vary in length */
 		if (fi_av_insert(r->av, cards[k].name, 1, &r->addrs[k], 0, NULL) != 1)
-			rc = efx_fail(c->err, "fi_av_insert of rank %d's address on rail %u failed", k, r->index);
+			rc = efx_fail_at(c->err, "fi_av_insert of rank %d's address on rail %u failed", k, r->index);
 		r->remote[k] = cards[k].dst;
 	}
 	free(cards);
@@ -309,7 +309,7 @@ static int pin(efx_ctx *c)
 	CPU_ZERO(&set);
 	CPU_SET(c->cfg.core, &set);
 	if (sched_setaffinity(0, sizeof set, &set))
-		return efx_fail(c->err, "pin to core %d: %s", c->cfg.core, strerror(errno));
+		return efx_fail_at(c->err, "sched_setaffinity (pin to core %d): %s", c->cfg.core, strerror(errno));
 	c->info->core = c->cfg.core;
 	return 0;
 }
