@@ -30,8 +30,6 @@ static int check_config(const efx_config *cfg, const efx_info *info, char *err)
 	const efx_bench *b = find(cfg->benchmark);
 	if (!b)
 		return efx_fail(err, "unknown benchmark \"%s\"", cfg->benchmark);
-	if (info->world < b->min_ranks)
-		return efx_fail(err, "%s needs at least %d ranks, got %d", cfg->benchmark, b->min_ranks, info->world);
 	if (info->world > 65536)
 		return efx_fail(err, "%d ranks: remote CQ data names at most 65536", info->world);
 	if (cfg->max_size == 0 || cfg->chunk == 0 || cfg->window == 0 || cfg->iterations == 0)

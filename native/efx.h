@@ -208,8 +208,7 @@ struct efx_ctx {
  * frees the state, also after an open that failed half-way (NULL: no state).
  * What the context holds, efx_close frees. */
 typedef struct efx_bench {
-	const char *name;
-	int min_ranks;
+	const char *name; /* the row of the same name in the Go table says how many ranks it runs on */
 	int (*open)(efx_ctx *c, void **state);
 	int (*run)(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n);
 	void (*close)(efx_ctx *c, void *state);

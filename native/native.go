@@ -21,6 +21,17 @@ func StrategyIndex(name string) (int, error) {
 	return 0, fmt.Errorf("unknown strategy %q", name)
 }
 
+// checkRanks refuses a job too small for the benchmark. The fewest ranks
+// live in the benchmarks table; the C table names benchmarks only (and
+// refuses an unknown one).
+func checkRanks(name string, world int) error {
+	b, err := benchmarks.Lookup(name)
+	if err == nil && b.Measured() && world < b.MinRanks {
+		return fmt.Errorf("%s needs at least %d ranks, got %d", name, b.MinRanks, world)
+	}
+	return nil
+}
+
 // Config says what one step measures.
 type Config struct {
 	Benchmark  string        // a benchmark of the benchmarks table that efaxx-runner measures

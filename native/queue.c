@@ -168,4 +168,4 @@ static int queue_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, in
 	return got < 0 ? -1 : 0;
 }
 
-const efx_bench efx_queue = {.name = "queue", .min_ranks = 1, .open = queue_open, .run = queue_run};
+const efx_bench efx_queue = {.name = "queue", .open = queue_open, .run = queue_run};

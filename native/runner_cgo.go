@@ -106,6 +106,9 @@ func (p *Process) Open(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRanks(cfg.Benchmark, int(p.info.world)); err != nil {
+		return nil, err
+	}
 	bench, prov, nics := C.CString(cfg.Benchmark), C.CString(cfg.Provider), C.CString(cfg.NICs)
 	defer C.free(unsafe.Pointer(bench))
 	defer C.free(unsafe.Pointer(prov))
