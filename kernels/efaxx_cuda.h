@@ -14,7 +14,7 @@
 
 #include "ring.h"
 
-#define EFX_CUDA_ABI 1
+#define EFX_CUDA_ABI 2
 #define EFX_CUDA_ERRLEN 512
 #define EFX_CUDA_IPC_HANDLE 64 /* one cudaIpcMemHandle_t */
 #define EFX_CUDA_IPC_HANDLES (3 * EFX_CUDA_IPC_HANDLE) /* what a rank exports: its target, source and reference buffers */
@@ -47,7 +47,16 @@ typedef struct efx_cuda_queue_spec {
 	uint64_t items, warmup;
 	int32_t core;       /* CPU core for the consumer thread; -1: leave it unpinned */
 	int32_t corrupt;    /* test hook: 1 damages the last command after it is published */
+	int32_t floor;      /* 1: measure the floor under the ring instead (below) */
 } efx_cuda_queue_spec;
+
+/* The floor of a queue measurement is the same commands (same cells, same
+ * bytes, same producers, same mode) with nothing of the ring's protocol:
+ * command i goes to cell i (no claim), its words are plain (not bound to
+ * the cell), and the CPU waits for each cell's sequence word in turn and
+ * answers with completed, checking nothing and storing no tail. Blocking,
+ * it is a bare GPU->CPU->GPU flag round trip per command; NBI, the rate at
+ * which the producers' stores reach a CPU thread. */
 
 enum { EFX_CELLS_PINNED = 0, EFX_CELLS_MANAGED = 1, EFX_CELLS_DEVICE = 2 };
 

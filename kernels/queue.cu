@@ -1,6 +1,8 @@
 /*
  * queue.cu: GPU threads push commands into the ring of ring.h; a CPU
- * thread pops and checks every one.
+ * thread pops and checks every one. The same run measures the floor under
+ * it: the same commands through the same memory with none of the ring's
+ * protocol (efaxx_cuda.h).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -46,12 +48,75 @@ __global__ void produce(efx_ring r, uint64_t first, uint64_t n, uint32_t produce
 		}
 }
 
+/* produce_floor is produce without the ring's protocol (efaxx_cuda.h):
+ * command i goes to cell i, its words are plain, and the room check reads
+ * completed. Hot loop of the floor. */
+__global__ void produce_floor(efx_ring r, uint64_t first, uint64_t n, uint32_t producers, int blocking,
+			      uint64_t timeout, unsigned long long *lat, unsigned long long *fail)
+{
+	uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+	if (k >= producers)
+		return;
+	uint64_t done_seen = 0, last = 0;
+	for (uint64_t i = k; i < n; i += producers) {
+		uint64_t t0 = clock64(), pos = first + i;
+		while (pos - done_seen >= r.capacity) {
+			done_seen = efx_load(r.completed);
+			if (clock64() - t0 > timeout) {
+				atomicExch(fail, 1ULL);
+				return;
+			}
+		}
+		volatile uint64_t *cell = (volatile uint64_t *)efx_ring_cell(&r, pos);
+		for (uint32_t w = 1; w <= r.payload / 8; w++)
+			efx_store(&cell[w], pos);
+		efx_store(cell, pos + 1);
+		while (blocking && efx_load(r.completed) <= pos)
+			if (clock64() - t0 > timeout) {
+				atomicExch(fail, 2ULL);
+				return;
+			}
+		lat[i] = clock64() - t0;
+		last = pos + 1;
+	}
+	uint64_t t0 = clock64();
+	while (last && efx_load(r.completed) < last)
+		if (clock64() - t0 > timeout) {
+			atomicExch(fail, 3ULL);
+			return;
+		}
+}
+
+/* consume_floor answers the floor's commands: it waits for each cell's
+ * sequence word in turn and stores completed, nothing else. */
+static int consume_floor(const efx_ring *r, uint64_t total, int64_t timeout_ns, char *err, int errlen)
+{
+	for (uint64_t t = 0; t < total; t++) {
+		const volatile uint64_t *seq = (const volatile uint64_t *)efx_ring_cell(r, t);
+		int64_t deadline = 0;
+		for (uint32_t spin = 0; efx_load(seq) != t + 1; spin++) {
+			if ((spin & 1023) != 0)
+				continue;
+			int64_t now = efx_ring_now();
+			if (deadline == 0)
+				deadline = now + timeout_ns;
+			else if (now > deadline) {
+				snprintf(err, errlen, "queue floor: cell %llu of %llu not written within %.1f s",
+					 (unsigned long long)t, (unsigned long long)total, timeout_ns / 1e9);
+				return -1;
+			}
+		}
+		efx_store(r->completed, t + 1);
+	}
+	return 0;
+}
+
 typedef struct consumer {
 	efx_ring r;
 	uint64_t total;
 	uint8_t *seen;
 	int64_t timeout_ns;
-	int core, rc;
+	int core, floor, rc;
 	char err[EFX_CUDA_ERRLEN];
 } consumer;
 
@@ -64,7 +129,10 @@ static void *consume(void *p)
 		CPU_SET(a->core, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 	}
-	a->rc = efx_ring_consume(&a->r, 0, a->total, a->total, a->seen, 0, a->timeout_ns, a->err, sizeof a->err);
+	if (a->floor)
+		a->rc = consume_floor(&a->r, a->total, a->timeout_ns, a->err, sizeof a->err);
+	else
+		a->rc = efx_ring_consume(&a->r, 0, a->total, a->total, a->seen, 0, a->timeout_ns, a->err, sizeof a->err);
 	return NULL;
 }
 
@@ -94,6 +162,11 @@ static int launch_producers(efx_cuda *c, queue_mem *m, const efx_ring *r, const 
 	uint32_t grid = (s->producers + block - 1) / block;
 	uint64_t cycles = (uint64_t)(timeout_ns / c->ns_per_cycle);
 	uint64_t corrupt = s->corrupt && first == s->warmup ? s->warmup + s->items - 1 : ~0ULL;
+	if (s->floor) {
+		produce_floor<<<grid, block, 0, c->stream>>>(*r, first, n, s->producers, s->blocking, cycles, m->lat, m->fail);
+		LAUNCHED("produce_floor");
+		return 0;
+	}
 	produce<<<grid, block, 0, c->stream>>>(*r, first, n, s->producers, s->blocking, cycles, corrupt, m->lat, m->fail);
 	LAUNCHED("produce");
 	return 0;
@@ -137,7 +210,7 @@ extern "C" int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *s, uint64_
 	m.seen = (uint8_t *)calloc(s->warmup + s->items, 1);
 	if (!m.seen)
 		return efx_nomem(err, "queue: the consumer's record of commands seen");
-	consumer a = {host, s->warmup + s->items, m.seen, timeout_ns, s->core, 0, ""};
+	consumer a = {host, s->warmup + s->items, m.seen, timeout_ns, s->core, s->floor, 0, ""};
 	pthread_t th;
 	if (pthread_create(&th, NULL, consume, &a) != 0) {
 		snprintf(err, EFX_CUDA_ERRLEN, "queue: start the consumer thread");

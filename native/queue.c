@@ -4,9 +4,11 @@
  * producers are CPU threads here: the same protocol and checks with no GPU,
  * which is how CI exercises it.
  *
- * One sample per payload size: iterations = commands, elapsed = all of them
- * (throughput is iterations / elapsed), latency per command = push to
- * completion when blocking, the push alone when not (NBI).
+ * Per payload size a sample of the ring (variant "ring") and, with GPU
+ * producers, one of its floor measured right after it (variant "floor"):
+ * iterations = commands, elapsed = all of them (throughput is iterations /
+ * elapsed), latency per command = push to completion when blocking, the
+ * push alone when not (NBI).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -134,28 +136,46 @@ static int host_queue(efx_ctx *c, uint32_t payload, efx_cuda_timing *t)
 	return rc;
 }
 
-/* measure runs one size on this rank alone and returns its one sample, or -1. */
+/* gpu measures one size with GPU producers: the ring (variant "ring"),
+ * then its floor (variant "floor": the same commands through the same
+ * memory with none of the ring's protocol, kernels/efaxx_cuda.h), so
+ * every queue sample has its floor from the same run. */
+static int gpu(efx_ctx *c, uint64_t size, efx_sample *out)
+{
+	efx_cuda_queue_spec spec = {
+		.cells = c->cfg.cells, .blocking = c->cfg.blocking, .payload = (uint32_t)size,
+		.producers = c->cfg.producers, .items = c->cfg.iterations, .warmup = c->cfg.warmup,
+		.core = c->cfg.core,
+	};
+	for (int k = 0; k < 2; k++) {
+		efx_cuda_timing t = {0};
+		spec.floor = k;
+		spec.corrupt = k == 0 && size == c->cfg.corrupt_size;
+		if (c->cuda.queue(c->gpu, &spec, c->lat, &t, c->err))
+			return -1;
+		snprintf(out[k].variant, sizeof out[k].variant, "%s", k ? "floor" : "ring");
+		out[k].elapsed_ns = t.elapsed_ns;
+		efx_summarize(&out[k], c->lat, t.iterations);
+	}
+	return 2;
+}
+
+/* measure runs one size on this rank alone and returns its samples, or -1. */
 static int measure(efx_ctx *c, uint64_t size, efx_sample *out)
 {
 	if (size < 8 || size % 8 || size > UINT32_MAX)
 		return efx_fail(c->err, "queue payloads are whole 8-byte words: size %llu", (unsigned long long)size);
-	memset(out, 0, sizeof *out);
-	out->peer = -1;
-	out->size = out->bytes_sent = size;
-	efx_cuda_timing t = {0};
-	int rc;
-	if (c->cfg.cpu_producer) {
-		rc = host_queue(c, (uint32_t)size, &t);
-	} else {
-		efx_cuda_queue_spec spec = {
-			.cells = c->cfg.cells, .blocking = c->cfg.blocking, .payload = (uint32_t)size,
-			.producers = c->cfg.producers, .items = c->cfg.iterations, .warmup = c->cfg.warmup,
-			.core = c->cfg.core, .corrupt = size == c->cfg.corrupt_size,
-		};
-		rc = c->cuda.queue(c->gpu, &spec, c->lat, &t, c->err);
+	for (int k = 0; k < 2; k++) { /* out holds 2 * world samples */
+		memset(&out[k], 0, sizeof out[k]);
+		out[k].peer = -1;
+		out[k].size = out[k].bytes_sent = size;
 	}
-	if (rc)
+	if (!c->cfg.cpu_producer)
+		return gpu(c, size, out);
+	efx_cuda_timing t = {0};
+	if (host_queue(c, (uint32_t)size, &t))
 		return -1;
+	snprintf(out->variant, sizeof out->variant, "ring");
 	out->elapsed_ns = t.elapsed_ns;
 	efx_summarize(out, c->lat, t.iterations);
 	return 1;
