@@ -98,22 +98,47 @@ func runRun(ctx context.Context, o runOptions) error {
 }
 
 func printSummary(ctx context.Context, w io.Writer, db *results.DB, runs []harness.LocalRun) error {
-	t := &table{header: sizeHeader("RUN", "POINT", "STATUS")}
+	// One table per unit: a sweep of several benchmarks may mix them.
+	var benches []string
+	stats := map[results.Unit][][]results.SizeStat{}
 	for _, r := range runs {
-		stats, err := db.SizeStats(ctx, r.Stored.ID)
+		st, err := db.SizeStats(ctx, r.Stored.ID)
 		if err != nil {
 			return err
 		}
-		lead := []string{fmt.Sprint(r.Stored.ID), r.Point.Label(), r.Stored.Status}
-		if len(stats) == 0 {
-			t.add(append(lead, "-", "-", "-", "-", "-", "-")...)
+		u := results.UnitOf(r.Point.Benchmark)
+		if _, seen := stats[u]; !seen {
+			benches = append(benches, r.Point.Benchmark)
 		}
-		for _, st := range stats {
-			t.add(append(lead, sizeCells(st)...)...)
+		stats[u] = append(stats[u], st)
+	}
+	for _, bench := range benches {
+		all := stats[results.UnitOf(bench)]
+		st, err := newSizeTable(bench, all)
+		if err != nil {
+			return err
+		}
+		t := &table{header: st.header("RUN", "POINT", "STATUS")}
+		i := 0
+		for _, r := range runs {
+			if results.UnitOf(r.Point.Benchmark) != st.unit {
+				continue
+			}
+			lead := []string{fmt.Sprint(r.Stored.ID), r.Point.Label(), r.Stored.Status}
+			if len(all[i]) == 0 {
+				t.add(append(lead, st.empty()...)...)
+			}
+			for _, row := range st.rows(all[i]) {
+				t.add(append(lead, row...)...)
+			}
+			i++
+		}
+		fmt.Fprintln(w)
+		if err := writeTable(w, "table", t); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintln(w)
-	return writeTable(w, "table", t)
+	return nil
 }
 
 // findRunner locates efaxx-runner: the flag, then next to this binary, then PATH.

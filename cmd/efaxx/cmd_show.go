@@ -20,7 +20,11 @@ func newShowCommand() *cli.Command {
 		Usage:     "show one run: its point, where it ran, and its numbers per message size",
 		ArgsUsage: "RUN",
 		Description: `Prints a run's status, parameters and fingerprint, then one row per message
-size: the p50 latency (one-way) and the bandwidth across the run's ranks.
+size and variant: the p50 latency (one-way) and the benchmark's own metric
+across the run's ranks (Gbps for the network benchmarks, GB/s for ipc,
+million commands per second for the queue), and where the run measured a
+floor or reference beside it (queue: floor, ipc: memcpy, proxy: cpu, a
+network benchmark on GPU memory: cudaMemcpy), each variant over it.
 The fingerprint is what the ranks said of where they ran (host, provider,
 libfabric, MPI, efaxx's version and commit, ...): each field's value, or
 where the ranks differ, each value with the ranks that have it.
@@ -101,9 +105,13 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if stats == nil {
 		stats = []results.SizeStat{}
 	}
-	t := &table{header: sizeHeader(), records: showRecord{Run: r, Fingerprint: fp, Sizes: stats}}
-	for _, st := range stats {
-		t.add(sizeCells(st)...)
+	st, err := newSizeTable(r.Benchmark, [][]results.SizeStat{stats})
+	if err != nil {
+		return err
+	}
+	t := &table{header: st.header(), records: showRecord{Run: r, Fingerprint: fp, Sizes: stats}}
+	for _, row := range st.rows(stats) {
+		t.add(row...)
 	}
 	if format == "table" {
 		printRunHeader(w, r)

@@ -2,21 +2,102 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"efaxx/harness"
 	"efaxx/results"
 )
 
-// sizeHeader is the header of a per-size table, after the given columns.
-func sizeHeader(lead ...string) []string {
-	return append(lead, "SIZE", "SAMPLES", "LAT P50 (us)", "GBPS MIN", "GBPS MEDIAN", "GBPS MAX")
+// sizeTable lays out the per-size numbers of runs of one unit
+// (results.UnitOf): latency, the benchmark's own metric across the run's
+// samples, and, where the benchmark measures a floor or reference in the
+// same run, each variant over it.
+type sizeTable struct {
+	unit    results.Unit
+	metric  results.Metric
+	variant bool // some row has a variant: show the column
 }
 
-// sizeCells formats one size's aggregate: latency one-way in µs, bandwidth
-// in Gbps across the run's rank samples.
-func sizeCells(st results.SizeStat) []string {
-	return []string{
-		harness.FormatSize(st.Size), fmt.Sprint(st.Ranks), fmt.Sprintf("%.2f", st.LatP50Ns/1e3),
-		fmt.Sprintf("%.3f", st.BwMinGbps), fmt.Sprintf("%.3f", st.BwMedianGbps), fmt.Sprintf("%.3f", st.BwMaxGbps),
+func newSizeTable(bench string, stats [][]results.SizeStat) (*sizeTable, error) {
+	u := results.UnitOf(bench)
+	m, err := results.LookupMetric(u.Metric)
+	if err != nil {
+		return nil, err
 	}
+	st := &sizeTable{unit: u, metric: m}
+	for _, run := range stats {
+		for _, s := range run {
+			st.variant = st.variant || s.Variant != ""
+		}
+	}
+	return st, nil
+}
+
+// header is the table's header after the given columns.
+func (t *sizeTable) header(lead ...string) []string {
+	h := append(lead, "SIZE")
+	if t.variant {
+		h = append(h, "VARIANT")
+	}
+	h = append(h, "SAMPLES", "LAT P50 (us)")
+	ref := ""
+	if t.unit.Reference != "" {
+		ref = "VS " + strings.ToUpper(t.unit.Reference)
+		h = append(h, "LAT "+ref)
+	}
+	u := t.metric.Unit
+	h = append(h, u+" MIN", u+" MEDIAN", u+" MAX")
+	if ref != "" {
+		h = append(h, u+" "+ref)
+	}
+	return h
+}
+
+// empty is the row of a run without samples, after its lead columns.
+func (t *sizeTable) empty() []string {
+	n := len(t.header())
+	row := make([]string, n)
+	for i := range row {
+		row[i] = "-"
+	}
+	return row
+}
+
+// rows formats one run's sizes: latency one-way in µs, the metric across
+// the run's samples, and each variant's latency and median over those of
+// the reference variant at the same size ("-" for the reference itself,
+// or where the run has none).
+func (t *sizeTable) rows(stats []results.SizeStat) [][]string {
+	ref := map[uint64]results.SizeStat{}
+	for _, s := range stats {
+		if t.unit.Reference != "" && s.Variant == t.unit.Reference {
+			ref[s.Size] = s
+		}
+	}
+	var out [][]string
+	for _, s := range stats {
+		row := []string{harness.FormatSize(s.Size)}
+		if t.variant {
+			row = append(row, dash(s.Variant))
+		}
+		row = append(row, fmt.Sprint(s.Ranks), fmt.Sprintf("%.2f", s.LatP50Ns/1e3))
+		r, hasRef := ref[s.Size]
+		hasRef = hasRef && s.Variant != t.unit.Reference
+		if t.unit.Reference != "" {
+			row = append(row, refRatio(hasRef, s.LatP50Ns, r.LatP50Ns))
+		}
+		row = append(row, fmt.Sprintf("%.3f", s.Min), fmt.Sprintf("%.3f", s.Median), fmt.Sprintf("%.3f", s.Max))
+		if t.unit.Reference != "" {
+			row = append(row, refRatio(hasRef, s.Median, r.Median))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func refRatio(ok bool, a, b float64) string {
+	if !ok || b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", a/b)
 }
