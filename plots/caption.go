@@ -38,7 +38,36 @@ func caption(ctx context.Context, db *results.DB, runs []results.Run) ([]string,
 		g := groups[k]
 		parts[i] = fmt.Sprintf("%s: runs %s, %s", machine(g, gpus[g[0].ID]), idRanges(runIDs(g)), dates(g))
 	}
-	return wrap("Measured on "+strings.Join(parts, "; "), captionWidth), nil
+	text := "Measured on " + strings.Join(parts, "; ")
+	dirty, err := dirtyRuns(ctx, db, runs)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(text+dirty, captionWidth), nil
+}
+
+// dirtyRuns marks the runs whose efaxx was built from uncommitted code (a
+// version ending in -dirty): their numbers come from code nobody can
+// check out, and the caption says so. "" when every run is clean.
+func dirtyRuns(ctx context.Context, db *results.DB, runs []results.Run) (string, error) {
+	vers, err := db.RunVersions(ctx, runIDs(runs))
+	if err != nil {
+		return "", err
+	}
+	var ids []int64
+	var which []string
+	for _, r := range runs {
+		if v := vers[r.ID]; strings.HasSuffix(v, "-dirty") {
+			ids = append(ids, r.ID)
+			which = append(which, v)
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	slices.Sort(which)
+	return fmt.Sprintf(". NOT FROM A PUBLISHED COMMIT: runs %s were built from uncommitted code (%s)", idRanges(ids),
+		strings.Join(slices.Compact(which), ", ")), nil
 }
 
 // machine describes where runs of one GPU model and provider ran: their

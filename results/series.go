@@ -211,3 +211,26 @@ func (db *DB) RunGPUs(ctx context.Context, ids []int64) (map[int64]string, error
 	}
 	return out, rows.Err()
 }
+
+// RunVersions returns the efaxx version of each run as its rank 0's
+// fingerprint gives it ("f63b0cf", or "9426008-dirty" for a build from
+// uncommitted code), by run id; "" where a run has none (imports).
+func (db *DB) RunVersions(ctx context.Context, ids []int64) (map[int64]string, error) {
+	rows, err := db.db.QueryContext(ctx, `
+		SELECT id, COALESCE(json_extract(fingerprint, '$.efaxx_version'), '') FROM runs
+		WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+	if err != nil {
+		return nil, fmt.Errorf("versions of runs: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, fmt.Errorf("versions of runs: %w", err)
+		}
+		out[id] = v
+	}
+	return out, rows.Err()
+}
