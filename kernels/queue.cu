@@ -11,6 +11,17 @@
 
 #define QUEUE_CAPACITY 8192
 
+/* fail_at records the first failed wait: what was waited for (1: room,
+ * 2: a command's completion, 3: the last command's completion), at which
+ * position, and what the GPU last read of the CPU's word. */
+static __device__ void fail_at(unsigned long long *fail, unsigned long long why, uint64_t pos, uint64_t seen)
+{
+	if (atomicCAS(&fail[0], 0ULL, why) == 0) {
+		fail[1] = pos;
+		fail[2] = seen;
+	}
+}
+
 /* produce is run by spec->producers GPU threads; thread k pushes commands
  * k, k + producers, ... A wait that outlasts timeout cycles sets *fail and
  * ends the thread, so a dead consumer cannot hang the GPU. */
@@ -26,15 +37,20 @@ __global__ void produce(efx_ring r, uint64_t first, uint64_t n, uint32_t produce
 		uint64_t pos = efx_ring_claim(&r);
 		while (!efx_ring_room(&r, pos, &tail_seen))
 			if (clock64() - t0 > timeout) {
-				atomicExch(fail, 1ULL);
+				fail_at(fail, 1, pos, tail_seen);
 				return;
 			}
-		efx_ring_put(&r, pos, first + i);
-		if (first + i == corrupt_id) /* test hook: damage a published command */
-			efx_store((volatile uint64_t *)(efx_ring_cell(&r, pos) + EFX_RING_HEADER), ~0ULL);
+		if (first + i == corrupt_id) { /* test hook: publish a command whose payload is damaged */
+			uint8_t *cell = efx_ring_cell(&r, pos);
+			efx_ring_fill(cell + EFX_RING_HEADER, r.payload, first + i, pos);
+			efx_store((volatile uint64_t *)(cell + EFX_RING_HEADER), ~0ULL);
+			efx_store((volatile uint64_t *)cell, pos + 1);
+		} else {
+			efx_ring_put(&r, pos, first + i);
+		}
 		while (blocking && !efx_ring_done(&r, pos))
 			if (clock64() - t0 > timeout) {
-				atomicExch(fail, 2ULL);
+				fail_at(fail, 2, pos, efx_load(r.completed));
 				return;
 			}
 		lat[i] = clock64() - t0;
@@ -43,7 +59,7 @@ __global__ void produce(efx_ring r, uint64_t first, uint64_t n, uint32_t produce
 	uint64_t t0 = clock64(); /* NBI: one quiet at the end */
 	while (last && !efx_ring_done(&r, last - 1))
 		if (clock64() - t0 > timeout) {
-			atomicExch(fail, 3ULL);
+			fail_at(fail, 3, last - 1, efx_load(r.completed));
 			return;
 		}
 }
@@ -63,7 +79,7 @@ __global__ void produce_floor(efx_ring r, uint64_t first, uint64_t n, uint32_t p
 		while (pos - done_seen >= r.capacity) {
 			done_seen = efx_load(r.completed);
 			if (clock64() - t0 > timeout) {
-				atomicExch(fail, 1ULL);
+				fail_at(fail, 1, pos, done_seen);
 				return;
 			}
 		}
@@ -73,7 +89,7 @@ __global__ void produce_floor(efx_ring r, uint64_t first, uint64_t n, uint32_t p
 		efx_store(cell, pos + 1);
 		while (blocking && efx_load(r.completed) <= pos)
 			if (clock64() - t0 > timeout) {
-				atomicExch(fail, 2ULL);
+				fail_at(fail, 2, pos, efx_load(r.completed));
 				return;
 			}
 		lat[i] = clock64() - t0;
@@ -82,7 +98,7 @@ __global__ void produce_floor(efx_ring r, uint64_t first, uint64_t n, uint32_t p
 	uint64_t t0 = clock64();
 	while (last && efx_load(r.completed) < last)
 		if (clock64() - t0 > timeout) {
-			atomicExch(fail, 3ULL);
+			fail_at(fail, 3, last - 1, efx_load(r.completed));
 			return;
 		}
 }
@@ -202,8 +218,8 @@ extern "C" int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *s, uint64_
 		return -1;
 	uint64_t n = s->items > s->warmup ? s->items : s->warmup;
 	CU(cudaMalloc(&m.lat, n * sizeof *m.lat));
-	CU(cudaMalloc(&m.fail, sizeof *m.fail));
-	CU(cudaMemsetAsync(m.fail, 0, sizeof *m.fail, c->stream));
+	CU(cudaMalloc(&m.fail, 3 * sizeof *m.fail));
+	CU(cudaMemsetAsync(m.fail, 0, 3 * sizeof *m.fail, c->stream));
 	CU(cudaEventCreate(&m.e0));
 	CU(cudaEventCreate(&m.e1));
 	CU(cudaStreamSynchronize(c->stream));
@@ -223,12 +239,18 @@ extern "C" int efx_cuda_queue(efx_cuda *c, const efx_cuda_queue_spec *s, uint64_
 	if (rc)
 		return -1;
 	float ms = 0;
-	unsigned long long fail;
-	CU(cudaEventElapsedTime(&ms, m.e0, m.e1));
-	CU(cudaMemcpy(&fail, m.fail, sizeof fail, cudaMemcpyDeviceToHost));
-	if (a.rc != 0 || fail) {
-		snprintf(err, EFX_CUDA_ERRLEN, "%.400s%sproducer wait %s", a.rc ? a.err : "", a.rc ? "; " : "",
-			 fail == 0 ? "ok" : fail == 1 ? "for room timed out" : "for completion timed out");
+	unsigned long long fail[3];
+	CU(cudaMemcpy(fail, m.fail, sizeof fail, cudaMemcpyDeviceToHost));
+	if (a.rc != 0 || fail[0]) {
+		static const char *what[] = {"", "room in the ring (tail)", "its command's completion",
+					     "its last command's completion"};
+		int n = snprintf(err, EFX_CUDA_ERRLEN, "queue %s: ", s->floor ? "floor" : "ring");
+		if (fail[0])
+			n += snprintf(err + n, EFX_CUDA_ERRLEN - n,
+				      "a producer timed out waiting for %s at position %llu (it read %llu)%s",
+				      what[fail[0] < 4 ? fail[0] : 0], fail[1], fail[2], a.rc ? "; " : "");
+		if (a.rc)
+			snprintf(err + n, EFX_CUDA_ERRLEN - n, "%.400s", a.err);
 		return -1;
 	}
 	CU(cudaMemcpy(lat, m.lat, s->items * sizeof *lat, cudaMemcpyDeviceToHost));

@@ -84,7 +84,7 @@ iterations = 1000
 warmup = 10
 timeout = "5s"
 TOML
-planted "a queue command damaged after it was published" 64 "held no whole command" "$work/queue.toml"
+planted "a queue command published with a damaged payload" 64 "held no whole command" "$work/queue.toml"
 cat >"$work/proxy.toml" <<'TOML'
 name = "check-proxy"
 benchmark = "proxy"

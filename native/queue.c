@@ -31,7 +31,7 @@ static int queue_open(efx_ctx *c, void **state)
 typedef struct producer {
 	const efx_ring *r;
 	uint64_t first, n, k, step;
-	uint64_t corrupt_id; /* test hook: this command is damaged after it is published */
+	uint64_t corrupt_id; /* test hook: this command is published with a damaged payload */
 	bool blocking, polite;
 	int64_t timeout_ns;
 	uint64_t *lat;
@@ -59,9 +59,14 @@ static void *produce(void *p)
 		while (!efx_ring_room(a->r, pos, &tail_seen))
 			if (wait(a, t0))
 				return a->failed = 1, NULL;
-		efx_ring_put(a->r, pos, a->first + i);
-		if (a->first + i == a->corrupt_id)
-			efx_store((volatile uint64_t *)(efx_ring_cell(a->r, pos) + EFX_RING_HEADER), ~0ULL);
+		if (a->first + i == a->corrupt_id) { /* test hook: publish a command whose payload is damaged */
+			uint8_t *cell = efx_ring_cell(a->r, pos);
+			efx_ring_fill(cell + EFX_RING_HEADER, a->r->payload, a->first + i, pos);
+			efx_store((volatile uint64_t *)(cell + EFX_RING_HEADER), ~0ULL);
+			efx_store((volatile uint64_t *)cell, pos + 1);
+		} else {
+			efx_ring_put(a->r, pos, a->first + i);
+		}
 		while (a->blocking && !efx_ring_done(a->r, pos))
 			if (wait(a, t0))
 				return a->failed = 2, NULL;
