@@ -49,6 +49,7 @@ extern "C" void efx_cuda_close(efx_cuda *c)
 		return;
 	efx_ipc_free(c);
 	efx_proxy_free(c);
+	efx_hmem_free(c);
 	cudaFree(c->bad);
 	if (c->stream)
 		cudaStreamDestroy(c->stream);

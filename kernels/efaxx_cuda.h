@@ -124,6 +124,34 @@ int efx_cuda_proxy_launch(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *er
  * iteration when blocking, the GPU's part (stamp, fence, push) when not. */
 int efx_cuda_proxy_wait(efx_cuda *c, uint64_t *lat, efx_cuda_timing *t, char *err);
 
+/* Network buffers in GPU memory (memory = "device"), which the provider
+ * registers through FI_HMEM. What native/pattern.c does to host buffers is
+ * done here, on the GPU, with the same bytes and the same messages. */
+int efx_cuda_dev_alloc(efx_cuda *c, uint64_t bytes, void **ptr, char *err);
+void efx_cuda_dev_free(efx_cuda *c, void *ptr);
+/* The sender's base pattern over len bytes (efx_fill). */
+int efx_cuda_dev_fill(efx_cuda *c, void *buf, uint64_t len, int sender, char *err);
+/* The stamp list of the current plan (efx_stamp_list) and its size. */
+int efx_cuda_dev_stamps(efx_cuda *c, uint32_t n, const uint64_t *off, const uint32_t *key, const uint8_t *width,
+			uint64_t size, char *err);
+/* Write the stamps of seed (efx_stamp), or with unstamp the base pattern
+ * back where they go (efx_unstamp). */
+int efx_cuda_dev_stamp(efx_cuda *c, void *buf, uint64_t seed, int sender, int unstamp, char *err);
+/* Check the stamps of seed and, when full, every other byte of len
+ * (efx_check); the message names the first wrong byte. */
+int efx_cuda_dev_check(efx_cuda *c, const void *buf, uint64_t len, uint64_t seed, int sender, int full, char *err);
+/* Flip one byte off the stamps (efx_corrupt, the test hook). */
+int efx_cuda_dev_corrupt(efx_cuda *c, void *buf, uint64_t len, char *err);
+
+/* The references of a network benchmark on GPU memory, in the same run:
+ * iterations of size bytes copied by cudaMemcpyAsync from one device
+ * buffer to another (and back, when both: a round trip), directly or
+ * staged through pinned host memory. lat gets each iteration's time
+ * between two events; elapsed is their sum. */
+enum { EFX_REF_DEVICE = 0, EFX_REF_STAGED = 1 };
+int efx_cuda_dev_reference(efx_cuda *c, int kind, int both, uint64_t size, uint64_t warmup, uint64_t iterations,
+			   uint64_t *lat, efx_cuda_timing *t, char *err);
+
 #ifdef __cplusplus
 }
 #endif

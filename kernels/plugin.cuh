@@ -6,7 +6,8 @@
  * and proxy benchmarks both use.
  *
  * One unit per benchmark: device.cu (open, close, clock), ring.cu (ring
- * memory), ipc.cu, queue.cu, proxy.cu.
+ * memory), ipc.cu, queue.cu, proxy.cu, and hmem.cu (network buffers in
+ * GPU memory).
  */
 #ifndef EFX_PLUGIN_CUH
 #define EFX_PLUGIN_CUH
@@ -51,6 +52,7 @@ struct efx_cuda {
 	unsigned long long *bad; /* device scratch of the checks: [0] wrong words, [1] first wrong word */
 	struct ipc_state *ipc;
 	struct proxy_state *proxy;
+	struct hmem_state *hmem;
 };
 
 /* device.cu */
@@ -59,6 +61,7 @@ int efx_clock(efx_cuda *c, char *err); /* measures ns_per_cycle, once */
 /* the benchmarks' state, freed by efx_cuda_close */
 void efx_ipc_free(efx_cuda *c);
 void efx_proxy_free(efx_cuda *c);
+void efx_hmem_free(efx_cuda *c);
 
 /* The memory of a command ring: cells where kind says, tail and completed
  * in pinned host memory (on separate 128-byte lines), the producers' claim
