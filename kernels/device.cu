@@ -56,6 +56,8 @@ extern "C" void efx_cuda_close(efx_cuda *c)
 	free(c);
 }
 
+extern "C" int efx_cuda_ordinal(efx_cuda *c) { return c->device; }
+
 extern "C" int efx_cuda_host_register(efx_cuda *c, void *ptr, uint64_t len, char *err)
 {
 	CU(cudaHostRegister(ptr, len, cudaHostRegisterMapped | cudaHostRegisterPortable));

@@ -124,6 +124,9 @@ int efx_cuda_proxy_launch(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *er
  * iteration when blocking, the GPU's part (stamp, fence, push) when not. */
 int efx_cuda_proxy_wait(efx_cuda *c, uint64_t *lat, efx_cuda_timing *t, char *err);
 
+/* The CUDA device number of the open GPU (what FI_HMEM registration names). */
+int efx_cuda_ordinal(efx_cuda *c);
+
 /* Network buffers in GPU memory (memory = "device"), which the provider
  * registers through FI_HMEM. What native/pattern.c does to host buffers is
  * done here, on the GPU, with the same bytes and the same messages. */

@@ -87,7 +87,7 @@ static int verify(efx_loop *l, uint64_t it)
 			continue;
 		const uint8_t *buf = c->buf[BUF_DST].ptr + (uint64_t)efx_region(q, me) * c->region_len +
 				     (it & (c->nslots - 1)) * efx_stride(l->size);
-		if (efx_check(buf, &l->plan, efx_seed(l->size, q, it), q, full, c->err))
+		if (efx_mem_check(c, buf, &l->plan, efx_seed(l->size, q, it), q, full))
 			return -1;
 		if (ack && efx_send_ack(c, q, it + 1))
 			return -1;

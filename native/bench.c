@@ -94,6 +94,12 @@ int efx_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n, char *err)
 		*n = 0; /* a size that failed measured nothing: its samples are not reported */
 		return -1;
 	}
+	int refs = efx_references(c, size, &out[*n]);
+	if (refs < 0) {
+		*n = 0;
+		return -1;
+	}
+	*n += refs;
 	return efx_barrier(c);
 }
 

@@ -64,6 +64,15 @@ int efx_cuda_load(efx_cuda_api *api, char *err)
 	SYM(proxy_ring);
 	SYM(proxy_launch);
 	SYM(proxy_wait);
+	SYM(ordinal);
+	SYM(dev_alloc);
+	SYM(dev_free);
+	SYM(dev_fill);
+	SYM(dev_stamps);
+	SYM(dev_stamp);
+	SYM(dev_check);
+	SYM(dev_corrupt);
+	SYM(dev_reference);
 	return 0;
 }
 
@@ -84,27 +93,50 @@ int efx_cuda_attach(efx_ctx *c)
 	       c->cuda.open(c->info->local_rank, &c->gpu, c->info->gpu, sizeof c->info->gpu, c->err);
 }
 
-/* efx_memory_open makes a network benchmark's buffers the memory its point
- * asks for. pinned: host memory registered with CUDA (page-locked, mapped
- * for GPU kernels), as Libefaxx's Pin buffers. device: GPU memory that the
- * provider must register with FI_HMEM. */
+/* efx_memory_open finishes a network benchmark's buffers after the rails
+ * registered them. pinned: host memory registered with CUDA as well
+ * (page-locked, mapped for GPU kernels), as Libefaxx's Pin buffers. host
+ * and device need nothing more (device buffers were allocated on the GPU
+ * and registered through FI_HMEM by fabric.c). */
 int efx_memory_open(efx_ctx *c)
 {
-	switch (c->cfg.memory) {
-	case EFX_MEMORY_HOST:
+	if (c->cfg.memory != EFX_MEMORY_PINNED)
 		return 0;
-	case EFX_MEMORY_PINNED:
-		if (efx_cuda_attach(c))
+	if (efx_cuda_attach(c))
+		return -1;
+	for (int b = BUF_SRC; b <= BUF_DST; b++)
+		if (c->cuda.host_register(c->gpu, c->buf[b].ptr, c->buf[b].len, c->err))
 			return -1;
-		for (int b = BUF_SRC; b <= BUF_DST; b++)
-			if (c->cuda.host_register(c->gpu, c->buf[b].ptr, c->buf[b].len, c->err))
-				return -1;
+	return 0;
+}
+
+/* efx_references measures, on rank 0 of a network benchmark on GPU
+ * memory, what the same bytes cost without the network: cudaMemcpy from
+ * one GPU buffer to another (variant cudaMemcpy) and staged through pinned
+ * host memory (variant staged), one copy an iteration, or two (there and
+ * back) for the sendrecv round trip, timed per iteration. It returns the
+ * samples it wrote into out, or -1. */
+int efx_references(efx_ctx *c, uint64_t size, efx_sample *out)
+{
+	if (c->cfg.memory != EFX_MEMORY_DEVICE || c->info->rank != 0)
 		return 0;
+	int both = strcmp(c->benchmark, "sendrecv") == 0;
+	static const char *names[] = {"cudaMemcpy", "staged"};
+	for (int k = 0; k < 2; k++) {
+		efx_cuda_timing t = {0};
+		if (c->cuda.dev_reference(c->gpu, k == 0 ? EFX_REF_DEVICE : EFX_REF_STAGED, both, size, c->cfg.warmup,
+					  c->cfg.iterations, c->lat, &t, c->err))
+			return -1;
+		efx_sample *s = &out[k];
+		memset(s, 0, sizeof *s);
+		s->peer = -1;
+		s->role = EFX_ROLE_INITIATOR;
+		s->size = size;
+		s->bytes_sent = size;
+		s->bytes_recv = both ? size : 0;
+		s->elapsed_ns = t.elapsed_ns;
+		snprintf(s->variant, sizeof s->variant, "%s", names[k]);
+		efx_summarize(s, c->lat, t.iterations);
 	}
-	const char *prov = c->rail[0].fi->fabric_attr->prov_name;
-	if (!(c->rail[0].fi->caps & FI_HMEM))
-		return efx_fail(c->err, "memory device needs a provider that registers GPU memory (FI_HMEM); %s does not here",
-				prov);
-	return efx_fail(c->err, "memory device over %s: FI_HMEM registration of GPU buffers is not built into this "
-				"efaxx-runner; use memory host or pinned", prov);
+	return 2;
 }

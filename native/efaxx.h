@@ -78,6 +78,8 @@ typedef struct efx_info {
 	efx_rail_info rail[EFX_MAX_RAILS];
 	char gpu[256]; /* "NVIDIA H200, sm_90, 132 SMs, ..." when a GPU benchmark opened one */
 	char host_pages[64]; /* "huge pages back 128 of 128 MiB": the data buffers' page size */
+	char libfabric_lib[256]; /* the libfabric library this rank loaded (its path) */
+	char memory[256];        /* where the data buffers are, and who registered them: "GPU memory (cudaMalloc), registered by shm through FI_HMEM_CUDA" */
 } efx_info;
 
 enum { EFX_ROLE_INITIATOR = 0, EFX_ROLE_TARGET = 1, EFX_ROLE_BOTH = 2 };

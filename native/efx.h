@@ -81,6 +81,7 @@ typedef struct efx_remote {
 typedef struct efx_buf {
 	uint8_t *ptr;
 	size_t len;
+	bool device; /* GPU memory from the plugin (memory = "device"), registered with FI_HMEM */
 } efx_buf;
 
 enum { BUF_SRC, BUF_DST, BUF_CTL, NBUFS };
@@ -101,7 +102,24 @@ typedef struct efx_cuda_api {
 	int (*proxy_ring)(efx_cuda *c, int cells, efx_ring *host, char *err);
 	int (*proxy_launch)(efx_cuda *c, const efx_cuda_proxy_spec *spec, char *err);
 	int (*proxy_wait)(efx_cuda *c, uint64_t *lat, efx_cuda_timing *t, char *err);
+	int (*ordinal)(efx_cuda *c);
+	int (*dev_alloc)(efx_cuda *c, uint64_t bytes, void **ptr, char *err);
+	void (*dev_free)(efx_cuda *c, void *ptr);
+	int (*dev_fill)(efx_cuda *c, void *buf, uint64_t len, int sender, char *err);
+	int (*dev_stamps)(efx_cuda *c, uint32_t n, const uint64_t *off, const uint32_t *key, const uint8_t *width,
+			  uint64_t size, char *err);
+	int (*dev_stamp)(efx_cuda *c, void *buf, uint64_t seed, int sender, int unstamp, char *err);
+	int (*dev_check)(efx_cuda *c, const void *buf, uint64_t len, uint64_t seed, int sender, int full, char *err);
+	int (*dev_corrupt)(efx_cuda *c, void *buf, uint64_t len, char *err);
+	int (*dev_reference)(efx_cuda *c, int kind, int both, uint64_t size, uint64_t warmup, uint64_t iterations,
+			     uint64_t *lat, efx_cuda_timing *t, char *err);
 } efx_cuda_api;
+
+/* The plan whose stamp list the plugin holds (memory.c). */
+typedef struct efx_mem_plan {
+	uint64_t size, chunk, n;
+	uint32_t slices;
+} efx_mem_plan;
 
 
 /* One endpoint on one NIC, with everything libfabric hangs off it. */
@@ -199,6 +217,7 @@ struct efx_ctx {
 
 	efx_cuda_api cuda; /* loaded by GPU benchmarks and pinned memory only */
 	efx_cuda *gpu;
+	efx_mem_plan mem_plan; /* memory = "device": the plan the plugin has the stamps of */
 };
 
 /* A benchmark: one file and one row of the table in bench.c. Its open
@@ -325,10 +344,18 @@ void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
 int efx_cuda_load(efx_cuda_api *api, char *err);
 int efx_cuda_attach(efx_ctx *c);
 int efx_memory_open(efx_ctx *c);
+int efx_references(efx_ctx *c, uint64_t size, efx_sample *out);
 void efx_cuda_unload(efx_cuda_api *api);
 
 /* The benchmarks, one file each; bench.c's table lists them. */
 extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy, efx_ipc, efx_queue;
+
+/* memory.c: pattern.c on the buffers wherever the point put them */
+int efx_mem_fill(efx_ctx *c, uint8_t *buf, size_t len, int sender);
+int efx_mem_stamp(efx_ctx *c, uint8_t *buf, const efx_plan *p, uint64_t seed, int sender);
+int efx_mem_unstamp(efx_ctx *c, uint8_t *buf, const efx_plan *p, int sender);
+int efx_mem_corrupt(efx_ctx *c, uint8_t *buf, size_t len);
+int efx_mem_check(efx_ctx *c, const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full);
 
 /* write.c: the writer's two sides, which the proxy benchmark runs too.
  * A writer's state is the streams it writes to at once. */

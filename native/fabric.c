@@ -7,6 +7,7 @@
  * a NIC. Everything lives for the whole step; nothing is rebuilt per size.
  */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <sched.h>
@@ -19,15 +20,17 @@
 
 #define MR_BITS (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
 
-static struct fi_info *make_hints(const char *prov)
+/* make_hints asks for what every benchmark needs, and for GPU memory
+ * (FI_HMEM, FI_MR_HMEM) when hmem is set. */
+static struct fi_info *make_hints(const char *prov, bool hmem)
 {
 	struct fi_info *h = fi_allocinfo();
 	if (!h)
 		return NULL;
 	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_MSG | FI_RMA;
+	h->caps = FI_MSG | FI_RMA | (hmem ? FI_HMEM : 0);
 	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = MR_BITS;
+	h->domain_attr->mr_mode = MR_BITS | (hmem ? FI_MR_HMEM : 0);
 	h->domain_attr->threading = FI_THREAD_DOMAIN;
 	h->fabric_attr->prov_name = strdup(prov);
 	if (!h->fabric_attr->prov_name) { /* NULL would mean any provider */
@@ -37,13 +40,18 @@ static struct fi_info *make_hints(const char *prov)
 	return h;
 }
 
-static int get_info(const char *prov, struct fi_info **out, char *err, bool quiet)
+static int get_info(const char *prov, bool hmem, struct fi_info **out, char *err, bool quiet)
 {
-	struct fi_info *h = make_hints(prov);
+	struct fi_info *h = make_hints(prov, hmem);
 	if (!h)
 		return efx_fail(err, "fi_getinfo hints for \"%s\": out of memory", prov);
 	int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, h, out);
 	fi_freeinfo(h);
+	if (ret && !quiet && hmem)
+		return efx_fail(err,
+				"memory device needs a provider that registers GPU memory (FI_HMEM); %s does not here "
+				"(fi_getinfo with FI_HMEM: %s)",
+				prov, fi_strerror(-ret));
 	if (ret && !quiet)
 		return efx_fail(err,
 				"provider \"%s\" is not usable here for FI_EP_RDM with FI_MSG|FI_RMA (fi_getinfo: %s); "
@@ -56,11 +64,12 @@ static int get_info(const char *prov, struct fi_info **out, char *err, bool quie
 static int resolve_provider(efx_ctx *c, struct fi_info **out)
 {
 	const char *p = c->cfg.provider;
+	bool hmem = c->cfg.memory == EFX_MEMORY_DEVICE;
 	if (strcmp(p, "auto") != 0)
-		return get_info(p, out, c->err, false);
-	if (get_info("efa", out, c->err, true) == 0)
+		return get_info(p, hmem, out, c->err, false);
+	if (get_info("efa", hmem, out, c->err, true) == 0)
 		return 0;
-	return get_info(c->info->local_size == c->info->world ? "shm" : "tcp", out, c->err, false);
+	return get_info(c->info->local_size == c->info->world ? "shm" : "tcp", hmem, out, c->err, false);
 }
 
 /* matches reports whether domain is named by one of the comma-separated
@@ -144,13 +153,63 @@ static int open_endpoint(efx_ctx *c, efx_rail *r)
 	return 0;
 }
 
+#define ACCESS (FI_SEND | FI_RECV | FI_WRITE | FI_READ | FI_REMOTE_WRITE | FI_REMOTE_READ)
+
+/* no_cuda is the error of a libfabric that cannot register GPU memory. */
+static int no_cuda(efx_ctx *c, const efx_rail *r, int ret)
+{
+	return efx_fail(c->err,
+			"memory device: %.32s of libfabric %.16s (%.160s) cannot register GPU memory (fi_mr_regattr "
+			"with FI_HMEM_CUDA: %.40s): that libfabric was built without CUDA; build one --with-cuda "
+			"(kernels/build-libfabric.sh) and put its lib/ first on LD_LIBRARY_PATH",
+			r->fi->fabric_attr->prov_name, c->info->libfabric, c->info->libfabric_lib, fi_strerror(-ret));
+}
+
+/* reg_gpu registers a buffer of GPU memory through FI_HMEM. */
+static int reg_gpu(efx_ctx *c, efx_rail *r, efx_buf *buf, uint64_t key, struct fid_mr **mr)
+{
+	struct iovec iov = {.iov_base = buf->ptr, .iov_len = buf->len};
+	struct fi_mr_attr a = {.mr_iov = &iov, .iov_count = 1, .access = ACCESS, .requested_key = key,
+			       .iface = FI_HMEM_CUDA, .device.cuda = c->cuda.ordinal(c->gpu)};
+	int ret = fi_mr_regattr(r->domain, &a, 0, mr);
+	if (ret == -FI_ENOSYS)
+		return no_cuda(c, r, ret);
+	if (ret)
+		return efx_fail(c->err, "%s:%d: fi_mr_regattr of %zu bytes of GPU memory (FI_HMEM_CUDA, device %d) on %s: %s",
+				__FILE__, __LINE__, buf->len, c->cuda.ordinal(c->gpu), r->fi->fabric_attr->prov_name,
+				fi_strerror(-ret));
+	return 0;
+}
+
+/* hmem_usable fails, before any GPU is touched, where the rails' libfabric
+ * cannot register GPU memory at all: a libfabric built without CUDA
+ * answers -FI_ENOSYS for the CUDA interface whatever the address. */
+static int hmem_usable(efx_ctx *c, efx_rail *r)
+{
+	static uint8_t probe[64];
+	struct iovec iov = {.iov_base = probe, .iov_len = sizeof probe};
+	struct fi_mr_attr a = {.mr_iov = &iov, .iov_count = 1, .access = ACCESS, .requested_key = 99,
+			       .iface = FI_HMEM_CUDA};
+	struct fid_mr *mr = NULL;
+	int ret = fi_mr_regattr(r->domain, &a, 0, &mr);
+	if (mr)
+		fi_close(&mr->fid);
+	if (ret == -FI_ENOSYS)
+		return no_cuda(c, r, ret);
+	return 0; /* another answer (the probe is host memory) leaves the verdict to the real registration */
+}
+
 /* reg registers every buffer with rail r as its domain asks. */
 static int reg(efx_ctx *c, efx_rail *r)
 {
-	uint64_t access = FI_SEND | FI_RECV | FI_WRITE | FI_READ | FI_REMOTE_WRITE | FI_REMOTE_READ;
 	for (int b = 0; b < NBUFS; b++) {
 		efx_buf *buf = &c->buf[b];
-		EFX_FI(c->err, fi_mr_reg(r->domain, buf->ptr, buf->len, access, 0, (uint64_t)b + 1, 0, &r->mr[b], NULL));
+		if (buf->device) {
+			if (reg_gpu(c, r, buf, (uint64_t)b + 1, &r->mr[b]))
+				return -1;
+		} else {
+			EFX_FI(c->err, fi_mr_reg(r->domain, buf->ptr, buf->len, ACCESS, 0, (uint64_t)b + 1, 0, &r->mr[b], NULL));
+		}
 		if (r->fi->domain_attr->mr_mode & FI_MR_ENDPOINT) {
 			EFX_FI(c->err, fi_mr_bind(r->mr[b], &r->ep->fid, 0));
 			EFX_FI(c->err, fi_mr_enable(r->mr[b]));
@@ -166,9 +225,13 @@ static int reg(efx_ctx *c, efx_rail *r)
  * copy, sets the pace (a third of memcpy on 4 KiB pages, par on 2 MiB ones).
  * Where THP is off the madvise fails and the buffer keeps small pages; the
  * fingerprint says which it got. */
-static int alloc_buf(efx_ctx *c, efx_buf *b, size_t len)
+static int alloc_buf(efx_ctx *c, efx_buf *b, size_t len, bool gpu)
 {
 	b->len = len ? len : 1;
+	if (gpu) { /* memory = "device": the plugin's cudaMalloc, filled by the plugin too */
+		b->device = true;
+		return c->cuda.dev_alloc(c->gpu, b->len, (void **)&b->ptr, c->err);
+	}
 	bool huge = b->len >= EFX_HUGE_PAGE;
 	if (posix_memalign((void **)&b->ptr, huge ? EFX_HUGE_PAGE : 4096, b->len))
 		return efx_fail(c->err, "allocate %zu bytes: out of memory", b->len);
@@ -206,6 +269,10 @@ static uint64_t vma_huge_kb(const void *p, unsigned long *start)
 /* host_pages says how much of the data buffers huge pages back. */
 static void host_pages(efx_ctx *c)
 {
+	if (c->buf[BUF_SRC].device) {
+		snprintf(c->info->host_pages, sizeof c->info->host_pages, "none: the data buffers are GPU memory");
+		return;
+	}
 	unsigned long s0, s1;
 	uint64_t total = c->buf[BUF_SRC].len + c->buf[BUF_DST].len;
 	uint64_t huge = vma_huge_kb(c->buf[BUF_SRC].ptr, &s0) << 10;
@@ -289,6 +356,10 @@ static void fingerprint(efx_ctx *c)
 	mr_mode_string(fi->domain_attr->mr_mode, in->mr_mode, sizeof in->mr_mode);
 	uint32_t v = fi_version();
 	snprintf(in->libfabric, sizeof in->libfabric, "%u.%u", FI_MAJOR(v), FI_MINOR(v));
+	static const char *where[] = {"host memory", "host memory pinned and mapped by CUDA",
+				      "GPU memory (cudaMalloc) through FI_HMEM_CUDA"};
+	snprintf(in->memory, sizeof in->memory, "%s, registered by %s of libfabric %s", where[c->cfg.memory],
+		 fi->fabric_attr->prov_name, in->libfabric);
 	in->nrails = c->nrails;
 	for (uint32_t j = 0; j < c->nrails; j++) {
 		struct fi_info *f = c->rail[j].fi;
@@ -312,6 +383,17 @@ static int pin(efx_ctx *c)
 		return efx_fail_at(c->err, "sched_setaffinity (pin to core %d): %s", c->cfg.core, strerror(errno));
 	c->info->core = c->cfg.core;
 	return 0;
+}
+
+/* library_path names the libfabric this process loaded: which build
+ * registered the memory, where a machine has more than one. */
+static void library_path(efx_info *in)
+{
+	uint32_t v = fi_version();
+	snprintf(in->libfabric, sizeof in->libfabric, "%u.%u", FI_MAJOR(v), FI_MINOR(v));
+	Dl_info d;
+	if (dladdr((void *)fi_getinfo, &d) && d.dli_fname)
+		snprintf(in->libfabric_lib, sizeof in->libfabric_lib, "%s", d.dli_fname);
 }
 
 /* open_rails opens rail j on the j-th NIC picked, wrapping around when
@@ -357,9 +439,18 @@ int efx_fabric_open(efx_ctx *c, efx_net need)
 		return efx_fail(c->err, "allocate per-peer state: out of memory");
 	uint64_t stride = efx_stride(c->cfg.max_size); /* each source slot holds the pattern from its own start */
 	uint32_t slots = c->src_slots ? c->src_slots : 1;
-	if (pin(c) || alloc_buf(c, &c->buf[BUF_SRC], slots * stride) ||
-	    alloc_buf(c, &c->buf[BUF_DST], c->regions * c->region_len) ||
-	    alloc_buf(c, &c->buf[BUF_CTL], EFX_ACKS * sizeof(efx_ack)) || open_rails(c))
+	/* The rails first: with memory device, whether their libfabric can
+	 * register GPU memory at all is known before a GPU is opened. */
+	bool gpu = c->cfg.memory == EFX_MEMORY_DEVICE;
+	library_path(c->info);
+	if (pin(c) || open_rails(c))
+		return -1;
+	for (uint32_t j = 0; gpu && j < c->nrails; j++)
+		if (hmem_usable(c, &c->rail[j]))
+			return -1;
+	if ((gpu && efx_cuda_attach(c)) || alloc_buf(c, &c->buf[BUF_SRC], slots * stride, gpu) ||
+	    alloc_buf(c, &c->buf[BUF_DST], c->regions * c->region_len, gpu) ||
+	    alloc_buf(c, &c->buf[BUF_CTL], EFX_ACKS * sizeof(efx_ack), false))
 		return -1;
 	for (uint32_t j = 0; j < c->nrails; j++)
 		if (reg(c, &c->rail[j]) || exchange(c, &c->rail[j]))
@@ -369,7 +460,8 @@ int efx_fabric_open(efx_ctx *c, efx_net need)
 	if (efx_memory_open(c))
 		return -1;
 	for (uint32_t s = 0; s < slots; s++)
-		efx_fill(c->buf[BUF_SRC].ptr + s * stride, c->cfg.max_size, c->info->rank);
+		if (efx_mem_fill(c, c->buf[BUF_SRC].ptr + s * stride, c->cfg.max_size, c->info->rank))
+			return -1;
 	return need.acks ? efx_post_acks(c) : 0;
 }
 
@@ -400,7 +492,10 @@ void efx_fabric_close(efx_ctx *c)
 	for (uint32_t j = 0; j < c->nrails; j++)
 		close_rail(&c->rail[j]);
 	for (int b = 0; b < NBUFS; b++)
-		free(c->buf[b].ptr);
+		if (c->buf[b].device)
+			c->cuda.dev_free(c->gpu, c->buf[b].ptr);
+		else
+			free(c->buf[b].ptr);
 	free(c->acked);
 	free(c->wr_count);
 	free(c->wr_tag);

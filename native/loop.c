@@ -61,10 +61,11 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 		bool hook = false; /* the test hook: rank 0 damages the last iteration it sends, and a check must fail */
 		if (side->stamps) {
 			l->src = efx_src_slot(c, it);
-			efx_stamp(l->src, &l->plan, efx_seed(l->size, me, it), me);
+			if (efx_mem_stamp(c, l->src, &l->plan, efx_seed(l->size, me, it), me))
+				return -1;
 			hook = me == 0 && l->size == c->cfg.corrupt_size && it == total - 1;
-			if (hook)
-				efx_corrupt(l->src, l->size);
+			if (hook && efx_mem_corrupt(c, l->src, l->size))
+				return -1;
 		}
 		l->landed = 0;
 		int64_t t0 = side->lands ? 0 : efx_now(); /* a landing clock reads the time once per iteration */
@@ -78,8 +79,8 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 		} else if (it >= w) {
 			c->lat[it - w] = end - t0;
 		}
-		if (hook)
-			efx_corrupt(l->src, l->size); /* undone: the next size starts from a clean buffer */
+		if (hook && efx_mem_corrupt(c, l->src, l->size)) /* undone: the next size starts from a clean buffer */
+			return -1;
 		if (side->verify && side->verify(l, it))
 			return -1;
 	}
@@ -88,7 +89,8 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 	efx_summarize(s, c->lat, c->cfg.iterations);
 	if (side->stamps) /* the next size's stamps fall elsewhere */
 		for (uint32_t i = 0; i < (c->src_slots ? c->src_slots : 1); i++)
-			efx_unstamp(efx_src_slot(c, i), &l->plan, me);
+			if (efx_mem_unstamp(c, efx_src_slot(c, i), &l->plan, me))
+				return -1;
 	return side->finish ? side->finish(l, s) : 0;
 }
 

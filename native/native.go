@@ -93,6 +93,8 @@ type Info struct {
 	Rails                             []Rail
 	GPU                               string // the GPU a GPU benchmark opened
 	HostPages                         string // how much of the host data buffers huge pages back
+	LibfabricLib                      string // the libfabric library loaded (its path)
+	Memory                            string // where the data buffers are and what registered them
 }
 
 // Sample is one rank's measurement against one peer, or all (Peer -1), at one size.

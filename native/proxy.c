@@ -40,6 +40,9 @@ typedef struct proxy {
 
 static int proxy_open(efx_ctx *c, void **state)
 {
+	if (c->cfg.memory == EFX_MEMORY_DEVICE)
+		return efx_fail(c->err, "proxy: its GPU writes each iteration into source slots of host memory, which the "
+					"CPU posts; memory \"device\" does not apply (use host or pinned)");
 	proxy *p = calloc(1, sizeof *p);
 	*state = p;
 	if (!p)

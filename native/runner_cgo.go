@@ -71,6 +71,7 @@ func (p *Process) Info() Info {
 		Host: C.GoString(&in.host[0]), Provider: C.GoString(&in.provider[0]), MRMode: modes,
 		Libfabric: C.GoString(&in.libfabric[0]), MPI: C.GoString(&in.mpi[0]), Core: int(in.core), Rails: rails,
 		GPU: C.GoString(&in.gpu[0]), HostPages: C.GoString(&in.host_pages[0]),
+		LibfabricLib: C.GoString(&in.libfabric_lib[0]), Memory: C.GoString(&in.memory[0]),
 	}
 }
 

@@ -35,7 +35,7 @@ static int initiator_verify(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	bool full = it == 0 || it == l->total - 1;
-	return efx_check(c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, l->peer, it) ^ REPLY, l->peer, full, c->err);
+	return efx_mem_check(c, c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, l->peer, it) ^ REPLY, l->peer, full);
 }
 
 static int both_ways(efx_loop *l, efx_sample *s)
@@ -58,9 +58,9 @@ static int responder_iteration(efx_loop *l, uint64_t it)
 	if (move(c, &l->plan, 0, false, true))
 		return -1;
 	l->landed = efx_now();
-	if (efx_check(c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, false, c->err))
+	if (efx_mem_check(c, c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, false) ||
+	    efx_mem_stamp(c, c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me))
 		return -1;
-	efx_stamp(c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me);
 	return move(c, &l->plan, 0, true, false);
 }
 
@@ -68,12 +68,13 @@ static int responder_verify(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	bool full = it == 0 || it == l->total - 1;
-	return full ? efx_check(c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, true, c->err) : 0;
+	return full ? efx_mem_check(c, c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, true) : 0;
 }
 
 static int responder_finish(efx_loop *l, efx_sample *s)
 {
-	efx_unstamp(l->c->buf[BUF_SRC].ptr, &l->plan, l->c->info->rank);
+	if (efx_mem_unstamp(l->c, l->c->buf[BUF_SRC].ptr, &l->plan, l->c->info->rank))
+		return -1;
 	return both_ways(l, s);
 }
 

@@ -112,7 +112,7 @@ static int target_verify(efx_loop *l, uint64_t it)
 	const uint8_t *region = c->buf[BUF_DST].ptr + (uint64_t)efx_region(0, c->info->rank) * c->region_len;
 	const uint8_t *buf = region + (it & (c->nslots - 1)) * efx_stride(l->size);
 	bool full = it == 0 || it == l->total - 1;
-	if (efx_check(buf, &l->plan, efx_seed(l->size, 0, it), 0, full, c->err))
+	if (efx_mem_check(c, buf, &l->plan, efx_seed(l->size, 0, it), 0, full))
 		return -1;
 	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1; /* fewer acks, the same guarantee */
 	bool ack = (it + 1) % ack_every == 0 || it + 1 == c->cfg.warmup || it + 1 == l->total;

@@ -11,11 +11,16 @@ type Unit struct {
 }
 
 // units are the benchmarks whose unit is not a network's (Gbps, no
-// reference): GPU paths in GB/s, the queue in commands per second.
+// reference) alone: GPU paths in GB/s, the queue in commands per second,
+// and the references some runs measure beside them.
 var units = map[string]Unit{
 	"ipc":   {Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
 	"queue": {Metric: "mops", Reference: "floor"},     // the ring against its bare floor
 	"proxy": {Metric: "gbps", Reference: "cpu"},       // GPU-initiated writes against the CPU's own
+	// On GPU memory (memory = "device"), rank 0 measures cudaMemcpy of the
+	// same bytes in the same run; on host memory there is no reference.
+	"write":    {Metric: "gbps", Reference: "cudaMemcpy"},
+	"sendrecv": {Metric: "gbps", Reference: "cudaMemcpy"},
 }
 
 // UnitOf returns the unit of a benchmark's numbers: Gbps with no

@@ -16,6 +16,7 @@ func fingerprint(in native.Info, o options, p placement, start time.Time) record
 		Host: in.Host, PID: os.Getpid(), Benchmark: o.cfg.Benchmark,
 		Provider: in.Provider, MRMode: in.MRMode,
 		Libfabric: in.Libfabric, MPI: in.MPI, GPU: in.GPU, HostPages: in.HostPages, Version: version, Commit: commit, StartNs: start.UnixNano(),
+		LibfabricLib: in.LibfabricLib, Memory: in.Memory,
 		Pinning: p.pinning,
 	}
 	if in.Core >= 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,56 @@ iterations = 2
 	for _, want := range []string{"needs the CUDA plugin", "libefaxx_cuda.so", "make kernels"} {
 		if !strings.Contains(reason, want) {
 			t.Errorf("reason %q lacks %q", reason, want)
+		}
+	}
+}
+
+// TestDeviceMemoryWithoutHMEM: network buffers in GPU memory need a
+// provider that registers GPU memory; where it cannot, the point fails
+// saying which provider and which libfabric lack it, before any GPU is
+// touched. Debian's libfabric (this machine's) has FI_HMEM in shm's caps
+// but was built without CUDA; tcp offers no FI_HMEM at all.
+func TestDeviceMemoryWithoutHMEM(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "dev.db")
+	sweep := writeFile(t, filepath.Join(dir, "dev.toml"), `name = "dev"
+benchmark = "write"
+[params]
+provider = ["shm", "tcp"]
+ranks = 2
+memory = "device"
+sizes = ["64KiB"]
+iterations = 2
+`)
+	t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so")) // absent: the check must come first
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 1 {
+		t.Fatalf("efaxx run = %d, want 1\n%s", code, stderr)
+	}
+	want := map[string][]string{
+		"shm": {"memory device: shm of libfabric", "cannot register GPU memory", "FI_HMEM_CUDA", "built without CUDA", "libfabric.so"},
+		"tcp": {"memory device needs a provider that registers GPU memory (FI_HMEM); tcp", "does not here"},
+	}
+	var reasons []string
+	for id := 1; id <= 2; id++ {
+		var r string
+		sqlRow(t, db, `SELECT reason FROM runs WHERE id = `+strconv.Itoa(id), &r)
+		reasons = append(reasons, r)
+	}
+	for prov, parts := range want {
+		found := false
+		for _, r := range reasons {
+			if strings.Contains(r, parts[0]) {
+				found = true
+				for _, p := range parts[1:] {
+					if !strings.Contains(r, p) {
+						t.Errorf("%s: reason %q lacks %q", prov, r, p)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no run failed with %q: %q", prov, parts[0], reasons)
 		}
 	}
 }

@@ -25,10 +25,15 @@ func newSizeTable(bench string, stats [][]results.SizeStat) (*sizeTable, error) 
 		return nil, err
 	}
 	st := &sizeTable{unit: u, metric: m}
+	hasRef := false
 	for _, run := range stats {
 		for _, s := range run {
 			st.variant = st.variant || s.Variant != ""
+			hasRef = hasRef || (u.Reference != "" && s.Variant == u.Reference)
 		}
+	}
+	if !hasRef { // no run here measured the reference (write on host memory): no columns for it
+		st.unit.Reference = ""
 	}
 	return st, nil
 }

@@ -57,6 +57,13 @@ type Rank struct {
 	// pages back ("huge pages back 128 of 128 MiB"): shm's large copies
 	// run at a third of the speed on small pages.
 	HostPages string `json:"host_pages,omitempty"`
+	// LibfabricLib is the libfabric library the rank loaded (its path):
+	// which build, where a machine has more than one.
+	LibfabricLib string `json:"libfabric_lib,omitempty"`
+	// Memory says where the data buffers are and what registered them
+	// ("GPU memory (cudaMalloc) through FI_HMEM_CUDA, registered by shm of
+	// libfabric 1.17").
+	Memory string `json:"memory,omitempty"`
 
 	// Rails are the endpoints this rank opened, one per NIC; absent in
 	// files written before rails existed (one rail: Domain).
