@@ -96,9 +96,26 @@ iterations = 10
 warmup = 2
 TOML
 planted "a proxy write's source damaged" 1048576 "payload mismatch" "$work/proxy.toml"
+if [ -n "${EFAXX_LIBFABRIC:-}" ]; then
+	cat >"$work/device.toml" <<'TOML'
+name = "check-device"
+benchmark = "write"
+[params]
+provider = "shm"
+ranks = 2
+memory = "device"
+sizes = ["1MiB"]
+iterations = 10
+warmup = 2
+TOML
+	planted "a byte of a GPU source buffer flipped" 1048576 "payload mismatch" "$work/device.toml"
+fi
 
 sweeps=("$@")
 [ ${#sweeps[@]} -gt 0 ] || sweeps=(sweeps/gpu/*.toml)
+if [ -z "${EFAXX_LIBFABRIC:-}" ]; then # GPU memory needs a libfabric built with CUDA
+	for i in "${!sweeps[@]}"; do [[ ${sweeps[$i]} == */device.toml ]] && unset 'sweeps[i]'; done
+fi
 for s in "${sweeps[@]}"; do
 	log "run $s"
 	bin/efaxx --db "$db" --workdir "$work/runs" run "$s" || status=1
