@@ -8,8 +8,10 @@
 # Go). The libraries are the machine's own, unless EFAXX_LIBFABRIC names
 # the install prefix of another libfabric (one built with CUDA, as
 # kernels/build-libfabric.sh makes, which `memory = "device"` needs): then
-# its lib/ comes first on LD_LIBRARY_PATH, for efaxx-runner and for Open
-# MPI alike, and every rank's fingerprint names the library it loaded.
+# its lib/ comes first on LD_LIBRARY_PATH for the sweeps on GPU memory
+# (sweeps/gpu/device.toml; without EFAXX_LIBFABRIC they are left out), for
+# efaxx-runner and Open MPI alike, while every other sweep runs on the
+# machine's own; every rank's fingerprint names the library it loaded.
 #
 # Leaves in $OUT (default out/gpu): gpu.db, the store of every run (open it
 # with efaxx --db); gpu-runs.tgz, their run directories (efaxx ingest reads
@@ -31,9 +33,10 @@ db=$OUT/gpu.db
 status=0
 log() { printf '\n== %s\n' "$*"; }
 
-if [ -n "${EFAXX_LIBFABRIC:-}" ]; then
-	export LD_LIBRARY_PATH=$EFAXX_LIBFABRIC/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+# hmem runs a command with the libfabric of EFAXX_LIBFABRIC first on the
+# library path: the runs on GPU memory; every other run keeps the one of
+# the machine.
+hmem() { LD_LIBRARY_PATH=$EFAXX_LIBFABRIC/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
 
 log "machine"
 nvidia-smi -L
@@ -51,8 +54,9 @@ ls -l bin/
 # passes only when the run fails with MESSAGE (a failure for another reason
 # is not the check working).
 planted() {
-	local name=$1 size=$2 want=$3 sweep=$4 out
-	out=$(EFAXX_TEST_CORRUPT_SIZE=$size bin/efaxx --db "$work/check.db" --workdir "$work/check" run "$sweep" 2>&1)
+	local name=$1 size=$2 want=$3 sweep=$4 out lf=()
+	[[ $sweep == *device* ]] && lf=(hmem)
+	out=$(EFAXX_TEST_CORRUPT_SIZE=$size "${lf[@]}" bin/efaxx --db "$work/check.db" --workdir "$work/check" run "$sweep" 2>&1)
 	local rc=$?
 	if [ $rc -eq 1 ] && grep -qF -- "$want" <<<"$out"; then
 		echo "ok: $name failed as planted: $(grep -F -- "$want" <<<"$out" | head -1 | sed 's/^ *//')" | tee -a "$OUT/checks.txt"
@@ -118,7 +122,9 @@ if [ -z "${EFAXX_LIBFABRIC:-}" ]; then # GPU memory needs a libfabric built with
 fi
 for s in "${sweeps[@]}"; do
 	log "run $s"
-	bin/efaxx --db "$db" --workdir "$work/runs" run "$s" || status=1
+	lf=()
+	[[ $s == */device.toml ]] && lf=(hmem)
+	"${lf[@]}" bin/efaxx --db "$db" --workdir "$work/runs" run "$s" || status=1
 done
 
 tar czf "$OUT/gpu-runs.tgz" -C "$work" runs
