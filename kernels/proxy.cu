@@ -133,6 +133,7 @@ __global__ void proxy_kernel(efx_ring r, uint8_t *src, uint64_t stride, uint32_t
 		if (stop)
 			return;
 	}
+	__threadfence_system(); /* the last command goes out before the quiet (kernels/queue.cu) */
 	uint64_t t0 = clock64();
 	if (threadIdx.x == 0) /* NBI: one quiet at the end */
 		while (n && !efx_ring_done(&r, first + n - 1))

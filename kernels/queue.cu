@@ -56,7 +56,12 @@ __global__ void produce(efx_ring r, uint64_t first, uint64_t n, uint32_t produce
 		lat[i] = clock64() - t0;
 		last = pos + 1;
 	}
-	uint64_t t0 = clock64(); /* NBI: one quiet at the end */
+	/* NBI: one quiet at the end. The fence first: without it the last
+	 * relaxed stores to host memory could wait in the GPU while this
+	 * thread spins, seen by the CPU only after the kernel ended (on the
+	 * H200, 32 producers: one run in two timed out that way). */
+	__threadfence_system();
+	uint64_t t0 = clock64();
 	while (last && !efx_ring_done(&r, last - 1))
 		if (clock64() - t0 > timeout) {
 			fail_at(fail, 3, last - 1, efx_load(r.completed));
@@ -95,6 +100,7 @@ __global__ void produce_floor(efx_ring r, uint64_t first, uint64_t n, uint32_t p
 		lat[i] = clock64() - t0;
 		last = pos + 1;
 	}
+	__threadfence_system(); /* as produce: the last stores go out before the quiet */
 	uint64_t t0 = clock64();
 	while (last && efx_load(r.completed) < last)
 		if (clock64() - t0 > timeout) {
