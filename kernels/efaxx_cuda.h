@@ -52,7 +52,8 @@ typedef struct efx_cuda_queue_spec {
 
 /* The floor of a queue measurement is the same commands (same cells, same
  * bytes, same producers, same mode) with nothing of the ring's protocol:
- * command i goes to cell i (no claim), its words are plain (not bound to
+ * command i goes to cell i (no claim; every command has a cell of its
+ * own, so no producer waits for room), its words are plain (not bound to
  * the cell), and the CPU waits for each cell's sequence word in turn and
  * answers with completed, checking nothing and storing no tail. Blocking,
  * it is a bare GPU->CPU->GPU flag round trip per command; NBI, the rate at

@@ -78,10 +78,22 @@ EFX_HD void efx_store(volatile uint64_t *p, uint64_t v)
 #endif
 }
 
+/* efx_claim claims one position. On the GPU the lanes of a warp that
+ * claim together take consecutive positions with one atomic, made by the
+ * first of them: 32 atomics on one address queue up in L2 one after the
+ * other, and held 32 producers (one warp) to about 27 M commands/s on an
+ * H200. */
 EFX_HD uint64_t efx_claim(uint64_t *head)
 {
 #if defined(__CUDA_ARCH__)
-	return atomicAdd((unsigned long long *)head, 1ULL);
+	unsigned mask = __activemask(), lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	int leader = __ffs(mask) - 1;
+	unsigned long long base = 0;
+	if ((int)lane == leader)
+		base = atomicAdd((unsigned long long *)head, (unsigned long long)__popc(mask));
+	base = __shfl_sync(mask, base, leader);
+	return base + (uint64_t)__popc(mask & ((1u << lane) - 1));
 #else
 	return __atomic_fetch_add(head, 1, __ATOMIC_RELAXED);
 #endif

@@ -58,7 +58,7 @@ planted() {
 	[[ $sweep == *device* ]] && lf=(hmem)
 	out=$(EFAXX_TEST_CORRUPT_SIZE=$size "${lf[@]}" bin/efaxx --db "$work/check.db" --workdir "$work/check" run "$sweep" 2>&1)
 	local rc=$?
-	if [ $rc -eq 1 ] && grep -qF -- "$want" <<<"$out"; then
+	if [ $rc -eq 3 ] && grep -qF -- "$want" <<<"$out"; then # 3: a run that did not end ok
 		echo "ok: $name failed as planted: $(grep -F -- "$want" <<<"$out" | head -1 | sed 's/^ *//')" | tee -a "$OUT/checks.txt"
 	else
 		echo "FAIL: $name: exit $rc, no \"$want\" in:" | tee -a "$OUT/checks.txt"

@@ -35,7 +35,9 @@ int main(int argc, char **argv)
 					if (rc)
 						printf("FAIL %s\n", err);
 					else
-						printf("%8.2f M/s, lat[0] %llu ns\n", t.iterations * 1e3 / t.elapsed_ns,
+						printf("%llu commands in %llu ns: %8.2f M/s, a median-ish command %llu ns\n",
+						       (unsigned long long)t.iterations, (unsigned long long)t.elapsed_ns,
+						       (double)t.iterations * 1e3 / (double)t.elapsed_ns,
 						       (unsigned long long)lat[t.iterations / 2]);
 					fflush(stdout);
 				}
