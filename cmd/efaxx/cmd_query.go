@@ -33,7 +33,7 @@ Example:
 
 ` + exitStatus(""),
 		Flags: append(filterFlags(),
-			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate"},
+			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate (with --benchmark, that benchmark's own: mops for queue, dir_gbs for ipc)"},
 			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary)"},
 			formatFlag,
 		),
@@ -45,7 +45,11 @@ Example:
 			if err != nil {
 				return err
 			}
-			m, err := metricFlag(c.String("metric"))
+			metric := c.String("metric")
+			if !c.IsSet("metric") && f.Benchmark != "" { // a benchmark in its own unit: the queue in Mops, ipc in GB/s
+				metric = results.UnitOf(f.Benchmark).Metric
+			}
+			m, err := metricFlag(metric)
 			if err != nil {
 				return err
 			}
