@@ -99,39 +99,42 @@ func runRun(ctx context.Context, o runOptions) error {
 
 func printSummary(ctx context.Context, w io.Writer, db *results.DB, runs []harness.LocalRun) error {
 	// One table per unit: a sweep of several benchmarks may mix them.
-	var benches []string
-	stats := map[results.Unit][][]results.SizeStat{}
+	type group struct {
+		bench string
+		runs  []harness.LocalRun
+		stats [][]results.SizeStat
+	}
+	var groups []*group
+	byUnit := map[results.Unit]*group{}
 	for _, r := range runs {
 		st, err := db.SizeStats(ctx, r.Stored.ID)
 		if err != nil {
 			return err
 		}
 		u := results.UnitOf(r.Point.Benchmark)
-		if _, seen := stats[u]; !seen {
-			benches = append(benches, r.Point.Benchmark)
+		g := byUnit[u]
+		if g == nil {
+			g = &group{bench: r.Point.Benchmark}
+			byUnit[u] = g
+			groups = append(groups, g)
 		}
-		stats[u] = append(stats[u], st)
+		g.runs = append(g.runs, r)
+		g.stats = append(g.stats, st)
 	}
-	for _, bench := range benches {
-		all := stats[results.UnitOf(bench)]
-		st, err := newSizeTable(bench, all)
+	for _, g := range groups {
+		st, err := newSizeTable(g.bench, g.stats)
 		if err != nil {
 			return err
 		}
 		t := &table{header: st.header("RUN", "POINT", "STATUS")}
-		i := 0
-		for _, r := range runs {
-			if results.UnitOf(r.Point.Benchmark) != st.unit {
-				continue
-			}
+		for i, r := range g.runs {
 			lead := []string{fmt.Sprint(r.Stored.ID), r.Point.Label(), r.Stored.Status}
-			if len(all[i]) == 0 {
+			if len(g.stats[i]) == 0 {
 				t.add(append(lead, st.empty()...)...)
 			}
-			for _, row := range st.rows(all[i]) {
+			for _, row := range st.rows(g.stats[i]) {
 				t.add(append(lead, row...)...)
 			}
-			i++
 		}
 		fmt.Fprintln(w)
 		if err := writeTable(w, "table", t); err != nil {
