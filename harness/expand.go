@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,17 +50,45 @@ type Point struct {
 	varying []string
 }
 
-// count returns how many points s expands to, or MaxPoints+1 when it is
-// more than MaxPoints.
+// count returns how many points s expands to, math.MaxInt when that is
+// more than an int holds.
 func (s *Sweep) count() int {
 	n := 1
 	for _, vals := range s.dims() {
-		n *= len(vals)
-		if n > MaxPoints {
-			return MaxPoints + 1
+		if len(vals) > 0 && n > math.MaxInt/len(vals) {
+			return math.MaxInt
 		}
+		n *= len(vals)
 	}
 	return n
+}
+
+// countText writes a count of count(), "more than 9223372036854775807"
+// when it overflowed.
+func countText(n int) string {
+	if n == math.MaxInt {
+		return fmt.Sprintf("more than %d", n)
+	}
+	return fmt.Sprint(n)
+}
+
+// axisSizes names each axis of more than one value with its length,
+// outermost first: "benchmark 2", "ranks 400".
+func (s *Sweep) axisSizes() []string {
+	var out []string
+	for i, p := range axes() {
+		if n := len(s.values[i]); n > 1 {
+			out = append(out, fmt.Sprintf("%s %d", p.name, n))
+		}
+	}
+	if s.External != nil {
+		for _, v := range s.External.Vars {
+			if len(v.Values) > 1 {
+				out = append(out, fmt.Sprintf("%s %d", v.Name, len(v.Values)))
+			}
+		}
+	}
+	return out
 }
 
 // dims returns the values of every axis, outermost first: the params of

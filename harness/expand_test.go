@@ -280,8 +280,18 @@ func TestPointsTooMany(t *testing.T) {
 	text := "name = \"big\"\nbenchmark = \"write\"\n[params]\nwindow = [" + strings.Join(windows, ",") +
 		"]\nranks = [" + strings.Join(ranks, ",") + "]\n"
 	_, err := harness.Parse("big.toml", []byte(text))
-	if got, want := errText(err), "big.toml: sweep expands to more than 10000 points"; got != want {
+	want := "big.toml: sweep expands to 160000 points (ranks 400 × window 400), more than max_points = 10000: " +
+		"a list where a range or one value was meant? A larger max_points at the top of the file allows it"
+	if got := errText(err); got != want {
 		t.Errorf("Parse() error = %q, want %q", got, want)
+	}
+	// The file may raise the limit.
+	s, err := harness.Parse("big.toml", []byte("max_points = 160000\n"+text))
+	if err != nil || len(s.Points()) != 160000 {
+		t.Errorf("Parse() with max_points = 160000: %v", err)
+	}
+	if _, err := harness.Parse("big.toml", []byte("max_points = 0\n"+text)); !strings.Contains(errText(err), "big.toml:1: max_points: 0 is out of range") {
+		t.Errorf("max_points = 0: %v", err)
 	}
 }
 

@@ -21,8 +21,19 @@ func (s Shape) String() string { return fmt.Sprintf("nodes=%d ranks=%d", s.Nodes
 // Plan is how a sweep runs on Slurm: its points grouped by shape into jobs,
 // one srun step per point, message sizes iterating inside the runner.
 type Plan struct {
-	Sweep *Sweep
-	Jobs  []PlannedJob
+	Sweep  *Sweep
+	Jobs   []PlannedJob
+	Splits []Split // the shapes whose script Fit split across jobs
+}
+
+// Split says that the points of one shape run as several jobs: one script
+// of them all would have been Bytes long, more than the cluster takes.
+type Split struct {
+	Shape  Shape
+	Points int
+	Jobs   int
+	Bytes  int // the size of the script the shape would have had in one job
+	Max    int // the cluster's max_script_size
 }
 
 // PlannedJob is one job of a plan.
@@ -134,6 +145,66 @@ func (pl *Plan) StepOf(index int) (job, step int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// Fit renders the scripts of every job of pl, as Render does, and splits
+// each job whose script would be larger than max bytes, slurmctld's
+// max_script_size, into jobs of its shape with fewer steps, until every
+// script fits: a valid sweep is never refused for the size of its script.
+// pl.Splits records each shape it split. A job of one step too large is
+// an error.
+func (ss *Session) Fit(pl *Plan, r Runner, max int) ([][]byte, error) {
+	for {
+		scripts, err := ss.Render(pl, r)
+		if err != nil {
+			return nil, err
+		}
+		fits := true
+		for i := len(scripts) - 1; i >= 0; i-- { // from the last, so that splitting keeps the indexes before
+			if len(scripts[i]) <= max {
+				continue
+			}
+			if len(pl.Jobs[i].Points) == 1 {
+				return nil, fmt.Errorf("sweep %s job %d: the script of its one step is %d bytes, more than the "+
+					"cluster's max_script_size of %d", pl.Sweep.Name, i, len(scripts[i]), max)
+			}
+			pl.split(i, len(scripts[i])/max+1, len(scripts[i]), max)
+			fits = false
+		}
+		if fits {
+			return scripts, nil
+		}
+	}
+}
+
+// split replaces job i with parts jobs of its shape, its points cut in
+// order into runs of nearly equal length, numbers the jobs again, and
+// records the split: bytes is the size of the script being split.
+func (pl *Plan) split(i, parts, bytes, max int) {
+	j := pl.Jobs[i]
+	parts = min(parts, len(j.Points))
+	var jobs []PlannedJob
+	for k := range parts {
+		lo, hi := k*len(j.Points)/parts, (k+1)*len(j.Points)/parts
+		jobs = append(jobs, PlannedJob{Shape: j.Shape, Points: j.Points[lo:hi]})
+	}
+	pl.Jobs = slices.Concat(pl.Jobs[:i], jobs, pl.Jobs[i+1:])
+	for k := range pl.Jobs {
+		pl.Jobs[k].Index = k
+	}
+	k := slices.IndexFunc(pl.Splits, func(s Split) bool { return s.Shape == j.Shape })
+	if k < 0 { // the first split of the shape: its script was whole
+		pl.Splits = append(pl.Splits, Split{Shape: j.Shape, Bytes: bytes, Max: max})
+		k = len(pl.Splits) - 1
+	}
+	sp := &pl.Splits[k]
+	sp.Jobs, sp.Points = 0, 0
+	for _, o := range pl.Jobs {
+		if o.Shape == j.Shape {
+			sp.Jobs++
+			sp.Points += len(o.Points)
+		}
+	}
 }
 
 // Render renders the scripts of every job of pl in session ss, in order.

@@ -92,3 +92,49 @@ func TestPlanGroupsByShape(t *testing.T) {
 		t.Errorf("StepOf(6) = %d, %d, %v, want job 2 step 1", job, step, ok)
 	}
 }
+
+// TestPlanFitsScripts: a job whose script would pass the cluster's
+// max_script_size is split into jobs of its shape with fewer steps, every
+// point kept in order; a valid 10,000-point sweep (7.8 MB of script in one
+// job) fits Slurm's default 4 MB in more than one job.
+func TestPlanFitsScripts(t *testing.T) {
+	var iters []string
+	for i := 1; i <= 10_000; i++ {
+		iters = append(iters, fmt.Sprint(i))
+	}
+	s := mustParse(t, head+"[params]\niterations = ["+strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
+	runner := harness.Runner{Path: "/opt/efaxx/bin/efaxx-runner"}
+	for _, max := range []int{4 << 20, 256 << 10} {
+		pl := harness.NewPlan(s, s.Points())
+		scripts, err := goldenSession(s).Fit(pl, runner, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pl.Jobs) < 2 || len(scripts) != len(pl.Jobs) || len(pl.Splits) != 1 || pl.Splits[0].Jobs != len(pl.Jobs) ||
+			pl.Splits[0].Bytes <= max {
+			t.Fatalf("max %d: %d jobs, %d scripts, splits %+v; want the one shape in several jobs", max, len(pl.Jobs), len(scripts), pl.Splits)
+		}
+		next := 0
+		for i, j := range pl.Jobs {
+			if len(scripts[i]) > max || j.Index != i || j.Shape != pl.Jobs[0].Shape {
+				t.Errorf("max %d: job %d (index %d, %s) has a script of %d bytes", max, i, j.Index, j.Shape, len(scripts[i]))
+			}
+			for _, p := range j.Points {
+				if p.Index != next {
+					t.Fatalf("max %d: job %d holds point %d, want %d", max, i, p.Index, next)
+				}
+				next++
+			}
+		}
+		if next != 10_000 {
+			t.Errorf("max %d: %d points in the jobs, want 10000", max, next)
+		}
+		if !strings.Contains(string(scripts[1]), fmt.Sprintf("efaxx job 2 of %d", len(pl.Jobs))) {
+			t.Errorf("max %d: the second script's header does not say job 2 of %d", max, len(pl.Jobs))
+		}
+	}
+	pl := harness.NewPlan(s, s.Points()[:3])
+	if _, err := goldenSession(s).Fit(pl, runner, 1000); err == nil || !strings.Contains(err.Error(), "max_script_size") {
+		t.Errorf("a step that alone passes max_script_size: %v, want an error naming it", err)
+	}
+}

@@ -88,6 +88,14 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 		sub.Warnings = append(sub.Warnings, w)
 	}
 	sub.Plan = NewPlan(s, points)
+	max, err := x.Client.MaxScriptSize(ctx)
+	if err != nil {
+		max = slurm.DefaultMaxScriptSize
+		sub.Warnings = append(sub.Warnings, fmt.Sprintf("%v: scripts are kept within Slurm's default max_script_size, %d bytes", err, max))
+	}
+	if _, err := sub.Session.Fit(sub.Plan, runner, max); err != nil {
+		return nil, err
+	}
 	if err := writePlan(sub.Session, sub.Plan, runner); err != nil {
 		return nil, err
 	}

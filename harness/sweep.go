@@ -10,14 +10,19 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-// MaxPoints is the most points a sweep may expand to. Each point is a job
-// step of its own, so a sweep larger than that is almost always a list given
-// where a range or a scalar was meant, and would take days to run.
+// MaxPoints is the most points a sweep may expand to unless its file's
+// max_points says more. Each point is a job step of its own, so a sweep
+// larger than that is almost always a list given where a range or a
+// scalar was meant, and would take days to run.
 const MaxPoints = 10_000
+
+// maxMaxPoints bounds max_points: the points are held in memory.
+const maxMaxPoints = 1_000_000
 
 // maxNameLen bounds Sweep.Name, which names directories.
 const maxNameLen = 128
@@ -110,6 +115,7 @@ type decoder struct {
 	values      map[*param][]any // values of the params the file sets
 	entries     map[*param]entry // where the file sets them
 	expects     []Expect
+	maxPoints   int            // max_points; 0 for MaxPoints
 	res         Resources      // the [slurm] and [container] tables
 	slurmTables bool           // the file has either
 	lines       map[string]int // line of each other key of [slurm] and [external], by dotted path
@@ -131,6 +137,7 @@ var topKeys = []struct {
 }{
 	{"name", true, (*decoder).decodeName},
 	{"description", false, (*decoder).decodeDescription},
+	{"max_points", false, (*decoder).decodeMaxPoints},
 	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
 	{"params", false, (*decoder).decodeParams},
 	{"expect", false, (*decoder).decodeExpects},
@@ -185,6 +192,16 @@ func (d *decoder) decodeDescription(e entry) {
 		return
 	}
 	d.desc = s
+}
+
+// decodeMaxPoints reads max_points, the file's own limit on its points.
+func (d *decoder) decodeMaxPoints(e entry) {
+	v, err := readInt(1, maxMaxPoints)(e.value)
+	if err != nil {
+		d.fail(e, err)
+		return
+	}
+	d.maxPoints = v.(int)
 }
 
 // decodeParams checks the [params] table, key by key.
@@ -242,8 +259,11 @@ func (d *decoder) resolve(s *Sweep) {
 		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})
 	}
 	d.resolveResources(s)
-	if n := s.count(); n > MaxPoints {
-		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge, "sweep expands to more than %d points", MaxPoints)})
+	limit := cmp.Or(d.maxPoints, MaxPoints)
+	if n := s.count(); n > limit {
+		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge,
+			"sweep expands to %s points (%s), more than max_points = %d: a list where a range or one value was meant? "+
+				"A larger max_points at the top of the file allows it", countText(n), strings.Join(s.axisSizes(), " × "), limit)})
 	}
 }
 

@@ -316,3 +316,21 @@ func TestShowFingerprint(t *testing.T) {
 		t.Errorf("show JSON fingerprint = %+v, want libfabric with 1.18.0 on rank 3", got.Fingerprint)
 	}
 }
+
+// TestPlanSplitsScripts: a valid 10,000-point sweep, whose one job script
+// would pass Slurm's default max_script_size, runs as several jobs, and
+// plan says so.
+func TestPlanSplitsScripts(t *testing.T) {
+	iters := make([]string, 10_000)
+	for i := range iters {
+		iters[i] = fmt.Sprint(i + 1)
+	}
+	sweep := writeFile(t, filepath.Join(t.TempDir(), "big.toml"), "name = \"big\"\nbenchmark = \"write\"\n[params]\niterations = ["+
+		strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
+	code, stdout, stderr := efaxx(t, "plan", sweep, "--runner", runnerPath)
+	if code != 0 || !regexp.MustCompile(`split: the 10000 points of nodes=1 ranks=2 run as 2 jobs: one script of them all would be \d+\.\d MB \(\d+ bytes\), more than max_script_size, 4\.2 MB \(4194304 bytes\)`).MatchString(stdout) ||
+		strings.Count(stdout, "==> job ") != 2 {
+		i := strings.Index(stdout, "split:")
+		t.Errorf("efaxx plan of 10000 points = %d, want 2 jobs and a note on the split\n%s%s", code, stdout[max(0, i):min(len(stdout), max(0, i)+300)], stderr)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/slurm"
 )
 
 func newPlanCommand() *cli.Command {
@@ -24,6 +26,9 @@ Then, for a sweep with a [slurm] or [container] table or with --slurm, what
 efaxx submit would do: the job and step of each point (one job per resource
 shape, one srun step per point), and each job's sbatch script with line
 numbers. The paths show SESSION where submit puts the new session's id.
+A job whose script would pass the cluster's max_script_size (scontrol show
+config; Slurm's default, 4 MB, when scontrol does not answer) runs as
+several jobs of its shape, as submit would run it, and plan says so.
 
 Example:
    efaxx plan sweeps/demo.toml --format csv
@@ -47,7 +52,7 @@ Example:
 				return err
 			}
 			showSlurm := c.Bool("slurm") || (!c.IsSet("slurm") && s.HasSlurmTables())
-			return runPlan(c.App.Writer, c.String("format"), c.String("workdir"), c.String("runner"), s, showSlurm)
+			return runPlan(c.Context, c.App.Writer, c.String("format"), c.String("workdir"), c.String("runner"), s, showSlurm)
 		},
 	}
 }
@@ -64,10 +69,10 @@ type planRow struct {
 	Step       int            `json:"step"` // its step in that job
 }
 
-func runPlan(w io.Writer, format, workdir, runner string, s *harness.Sweep, showSlurm bool) error {
+func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s *harness.Sweep, showSlurm bool) error {
 	pl := harness.NewPlan(s, s.Points())
-	if err := writeTable(w, format, planTable(s, pl)); err != nil || format != "table" || !showSlurm {
-		return err
+	if !showSlurm {
+		return writeTable(w, format, planTable(s, pl))
 	}
 	ss, err := harness.PlanSession(workdir, s)
 	if err != nil {
@@ -81,13 +86,21 @@ func runPlan(w io.Writer, format, workdir, runner string, s *harness.Sweep, show
 	} else if cr, err := harness.ContainerRunner(c); err == nil {
 		r = cr // else the image is not built yet: its digest is unknown
 	}
-	scripts, err := ss.Render(pl, r)
+	max, from := maxScriptSize(ctx)
+	scripts, err := ss.Fit(pl, r, max)
 	if err != nil {
+		return err
+	}
+	if err := writeTable(w, format, planTable(s, pl)); err != nil || format != "table" {
 		return err
 	}
 	fmt.Fprintln(w)
 	if err := writeTable(w, format, stepTable(pl)); err != nil {
 		return err
+	}
+	for _, sp := range pl.Splits {
+		fmt.Fprintf(w, "\nsplit: the %d points of %s run as %d jobs: one script of them all would be %s, more than "+
+			"max_script_size, %s (%s)\n", sp.Points, sp.Shape, sp.Jobs, byteCount(sp.Bytes), byteCount(sp.Max), from)
 	}
 	for i, script := range scripts {
 		j := &pl.Jobs[i]
@@ -144,6 +157,22 @@ func stepTable(pl *harness.Plan) *table {
 		t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(job), strconv.Itoa(step), pl.Jobs[job].Shape.String(), harness.StepName(p))
 	}
 	return t
+}
+
+// maxScriptSize returns the largest job script the cluster takes, and
+// where that number comes from: scontrol show config, or Slurm's default
+// when scontrol does not answer.
+func maxScriptSize(ctx context.Context) (int, string) {
+	max, err := slurm.NewClient().MaxScriptSize(ctx)
+	if err != nil {
+		return slurm.DefaultMaxScriptSize, "Slurm's default: scontrol show config did not answer"
+	}
+	return max, "scontrol show config"
+}
+
+// byteCount writes a size in bytes as "7.8 MB (8178176 bytes)".
+func byteCount(n int) string {
+	return fmt.Sprintf("%.1f MB (%d bytes)", float64(n)/1e6, n)
 }
 
 // numberLines writes text with a line number before each line.

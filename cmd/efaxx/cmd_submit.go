@@ -95,6 +95,10 @@ func printSubmission(stdout, stderr io.Writer, s *harness.Sweep, sub *harness.Su
 		fmt.Fprintf(stdout, "sweep %s: nothing to submit\n", s.Name)
 		return
 	}
+	for _, sp := range sub.Plan.Splits {
+		fmt.Fprintf(stdout, "split: the %d points of %s run as %d jobs: one script would be %s, more than max_script_size, %s\n",
+			sp.Points, sp.Shape, sp.Jobs, byteCount(sp.Bytes), byteCount(sp.Max))
+	}
 	points := 0
 	for _, j := range sub.Plan.Jobs {
 		points += len(j.Points)
