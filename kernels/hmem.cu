@@ -236,6 +236,11 @@ extern "C" int efx_cuda_dev_check(efx_cuda *c, const void *buf, uint64_t len, ui
 	if (!h)
 		return -1;
 	unsigned long long at = ~0ULL;
+	/* The provider's own copies into this buffer (shm moves GPU memory
+	 * with cudaMemcpy over CUDA IPC, on its own stream) may still run when
+	 * their completion arrives: wait for every stream of the device first
+	 * (on the H200 a check read a byte before it landed). */
+	CU(cudaDeviceSynchronize());
 	if (reset_bad(c, err))
 		return -1;
 	if (h->n) {
