@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -41,17 +42,24 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 	if o.Sweep != nil {
 		res = o.Sweep.Resources
 	}
-	pyxis := checkPyxis(ctx, client, res.Container != nil)
-	checks := []Finding{
-		checkPartitions(ctx, client, res.Partition),
-		checkMPI(ctx, client, res.MPI),
-		pyxis,
-	}
-	if pyxis.Status == CheckOK || res.Container != nil {
-		checks = append(checks, checkEnroot(ctx, client.Runner))
-	}
-	if res.Container != nil {
-		checks = append(checks, checkImage(ctx, res.Container.Image, o.Version)...)
+	var checks []Finding
+	if _, err := client.Partitions(ctx); errors.Is(err, slurm.ErrNoCluster) {
+		// Local runs need no cluster: say so, and ask Slurm nothing more.
+		f := Finding{"slurm", CheckWarn, "no Slurm cluster is configured here (no slurm.conf, SLURM_CONF or DNS SRV " +
+			"record): efaxx run runs sweeps on this machine with mpirun; submit, status and sync need a cluster"}
+		if o.Sweep != nil && o.Sweep.HasSlurmTables() {
+			f.Status, f.Detail = CheckFail, "the sweep has a [slurm] or [container] table, and "+f.Detail
+		}
+		checks = append(checks, f)
+	} else {
+		pyxis := checkPyxis(ctx, client, res.Container != nil)
+		checks = append(checks, checkPartitions(ctx, client, res.Partition), checkMPI(ctx, client, res.MPI), pyxis)
+		if pyxis.Status == CheckOK || res.Container != nil {
+			checks = append(checks, checkEnroot(ctx, client.Runner))
+		}
+		if res.Container != nil {
+			checks = append(checks, checkImage(ctx, res.Container.Image, o.Version)...)
+		}
 	}
 	checks = append(checks, checkFabric(ctx, client.Runner)...)
 	if o.Runner != "" {

@@ -35,6 +35,39 @@ func doctorSlurm() *slurm.Client {
 	}}}
 }
 
+// noCluster answers doctor's commands as a machine without a Slurm
+// cluster does: every Slurm command fails as sinfo does there.
+func noCluster() *slurm.Client {
+	cluster := doctorSlurm()
+	return &slurm.Client{Runner: &mock.Runner{RunFunc: func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		if name == "sinfo" || name == "srun" {
+			return nil, &slurm.CommandError{Name: name, Args: args, Code: 1, Stderr: name + ": error: resolve_ctls_from_dns_srv: " +
+				"res_nsearch error: Unknown host\n" + name + ": fatal: Could not establish a configuration source\n"}
+		}
+		return cluster.Runner.Run(ctx, name, args...)
+	}}}
+}
+
+// TestDoctorNoCluster: where no cluster is configured, doctor says so
+// once, and that local runs work, instead of failing on each of Slurm's
+// commands; only a sweep that asks for Slurm fails.
+func TestDoctorNoCluster(t *testing.T) {
+	o := harness.DoctorOptions{Runner: "/opt/efaxx-runner", Workdir: t.TempDir()}
+	var got []string
+	checks := harness.Doctor(t.Context(), noCluster(), o)
+	for _, c := range checks {
+		got = append(got, c.Name+" "+c.Status)
+	}
+	if want := "slurm warn, libfabric ok, nics ok, runner ok, workdir warn"; strings.Join(got, ", ") != want ||
+		!strings.Contains(checks[0].Detail, "no Slurm cluster is configured here") || !strings.Contains(checks[0].Detail, "efaxx run runs") {
+		t.Errorf("checks = %q (%s), want %s", got, checks[0].Detail, want)
+	}
+	o.Sweep = mustParse(t, head+"[slurm]\npartition = \"gpu\"\n")
+	if c := harness.Doctor(t.Context(), noCluster(), o)[0]; c.Status != harness.CheckFail {
+		t.Errorf("a [slurm] sweep without a cluster: %s %s, want FAIL", c.Status, c.Detail)
+	}
+}
+
 func TestDoctor(t *testing.T) {
 	tests := []struct {
 		name, sweep string

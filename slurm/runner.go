@@ -26,6 +26,19 @@ type CommandError struct {
 	Stderr string
 }
 
+// ErrNoCluster is what a Slurm command's error wraps when no cluster is
+// configured where it ran: no slurm.conf, no SLURM_CONF, no DNS SRV record
+// (Slurm's own words: "Could not establish a configuration source").
+var ErrNoCluster = errors.New("no Slurm cluster is configured")
+
+// Unwrap returns ErrNoCluster when the command found no cluster to ask.
+func (e *CommandError) Unwrap() error {
+	if strings.Contains(e.Stderr, "Could not establish a configuration source") {
+		return ErrNoCluster
+	}
+	return nil
+}
+
 // Error returns "sbatch: exit status 1: sbatch: error: ...".
 func (e *CommandError) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
