@@ -25,9 +25,9 @@ fail. An expectation that matches nothing fails too: a check that tests
 nothing must not pass acceptance. See docs/sweeps.md.
 
 Example:
-   efaxx check 12
-   efaxx check acceptance
-   efaxx check --expect sweeps/p5-acceptance.toml --format json 12
+   efaxx run sweeps/local/acceptance.toml && efaxx check local-acceptance
+   efaxx check --expect sweeps/local/acceptance.toml demo     # after make demo
+   efaxx check --expect sweeps/local/acceptance.toml --format json 12
 
 ` + exitStatus("a row failed, or an expectation matched nothing"),
 		Flags: []cli.Flag{

@@ -22,8 +22,10 @@ func newFiguresCommand() *cli.Command {
 		Name:      "figures",
 		Usage:     "regenerate every figure of the figure specs from stored runs",
 		ArgsUsage: "[NAME...]",
-		Description: `Draws each figure spec of --specs (plots/figures/*.toml), or the ones named,
-from the store: a PNG at the spec's out path and an SVG beside it. With
+		Description: `Draws each figure spec of --specs (plots/figures/*.toml, built into efaxx, so
+that it works from any directory), or the ones named, from the store: a PNG
+at the spec's out path (relative to the current directory, or under
+--out-dir) and an SVG beside it. With
 --data, the runs under that directory (plots/data: the README's) are first
 stored in a temporary store, which is drawn from instead of --db. The same
 runs give the same bytes.
@@ -38,11 +40,11 @@ Example:
 
 ` + exitStatus(""),
 		Flags: append(figureFlags(),
-			&cli.StringFlag{Name: "specs", Value: plots.SpecDir, Usage: "directory of figure specs (*.toml)"},
+			&cli.StringFlag{Name: "specs", Usage: "directory of figure specs (*.toml) (default: plots/figures where it exists, else the specs built into efaxx)"},
 			&cli.BoolFlag{Name: "allow-missing", Usage: "skip figures whose data is missing, reporting them, and exit 0"},
 		),
 		Action: func(c *cli.Context) error {
-			specs, err := plots.LoadSpecs(c.String("specs"))
+			specs, err := loadSpecs(c.String("specs"))
 			if err != nil {
 				return err
 			}
@@ -53,6 +55,19 @@ Example:
 				data: c.String("data"), outDir: c.String("out-dir"), allowMissing: c.Bool("allow-missing")}, specs)
 		},
 	}
+}
+
+// loadSpecs reads the figure specs of dir; without one, those of
+// plots/figures where the current directory has it (a checkout, whose
+// specs may be newer than the binary), else the specs built into efaxx.
+func loadSpecs(dir string) ([]*plots.Spec, error) {
+	if dir != "" {
+		return plots.LoadSpecs(dir)
+	}
+	if fi, err := os.Stat(plots.SpecDir); err == nil && fi.IsDir() {
+		return plots.LoadSpecs(plots.SpecDir)
+	}
+	return plots.ShippedSpecs()
 }
 
 // figureFlags are the flags of figures and of plot SPEC.
