@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,15 +33,23 @@ between the selected runs; --by "" pools them all per size.
 
 Metrics (docs/metrics.md):
 ` + metricHelp() + `
+With --raw, exports every sample of the selected runs instead, as the
+runner measured it (run, size, rank, peer, variant, role, host, bytes,
+iterations, elapsed and per-iteration times in ns) with the value of
+--metric, one row each, streamed: --format csv, json, or ndjson (one JSON
+object a line).
+
 Example:
    efaxx query --benchmark write --since now-30d
    efaxx query --metric lat_us --by provider --tag cluster=p5 --format csv
+   efaxx query --raw --sweep demo --format ndjson > demo-samples.ndjson
 
 ` + exitStatus(""),
 		Flags: append(filterFlags(),
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate (with --benchmark, that benchmark's own: mops for queue, dir_gbs for ipc)"},
 			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary)"},
-			formatFlag,
+			&cli.BoolFlag{Name: "raw", Usage: "export every sample, not aggregates (--format csv, json or ndjson)"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output as table, csv or json; with --raw also ndjson"},
 		),
 		Action: func(c *cli.Context) error {
 			if err := maxArgs(c, 0); err != nil {
@@ -54,6 +68,12 @@ Example:
 				return err
 			}
 			q := results.Query{Filter: f, Metric: m}
+			if c.Bool("raw") {
+				if c.IsSet("by") {
+					return &usageError{msg: "--raw exports samples, which are not grouped: --by does not apply"}
+				}
+				return runQueryRaw(c.Context, c.App.Writer, c.String("db"), c.String("format"), q)
+			}
 			if c.IsSet("by") {
 				q.By = splitList(c.String("by"))
 			}
@@ -92,6 +112,117 @@ func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results
 		t.add(row...)
 	}
 	return writeTable(w, format, t)
+}
+
+// rawHeader is the CSV and table header of query --raw, in RawSample's
+// order, the metric's value last.
+var rawHeader = []string{"RUN", "BENCHMARK", "SIZE", "RANK", "PEER", "VARIANT", "ROLE", "HOST", "BYTES_SENT", "BYTES_RECV",
+	"ITERATIONS", "ELAPSED_NS", "LAT_MIN_NS", "LAT_P50_NS", "LAT_P99_NS", "LAT_MAX_NS"}
+
+// runQueryRaw streams every sample of the selected runs.
+func runQueryRaw(ctx context.Context, w io.Writer, dbPath, format string, q results.Query) error {
+	if format != "ndjson" {
+		if err := checkFormat(format); err != nil {
+			return &usageError{msg: fmt.Sprintf("--format %q: want table, csv, json or ndjson", format)}
+		}
+	}
+	db, err := openStore(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := harness.CheckFilter(ctx, db, q.Filter); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	out := newRawWriter(bw, format, q.Metric)
+	err = db.RawSamples(ctx, q.Filter, q.Metric, out.write)
+	if err == nil {
+		err = out.close()
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// rawWriter writes raw samples one at a time in one format.
+type rawWriter struct {
+	w      io.Writer
+	format string
+	csv    *csv.Writer
+	tw     *tabwriter.Writer
+	n      int
+}
+
+func newRawWriter(w io.Writer, format string, m results.Metric) *rawWriter {
+	r := &rawWriter{w: w, format: format}
+	header := append(slices.Clone(rawHeader), strings.ToUpper(m.Name)+" ("+m.Unit+")")
+	switch format {
+	case "csv":
+		r.csv = csv.NewWriter(w)
+		r.csv.Write(header)
+	case "table":
+		r.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(r.tw, strings.Join(header, "\t")+"\t")
+	case "json":
+		io.WriteString(w, "[")
+	}
+	return r
+}
+
+func (r *rawWriter) write(x *results.RawSample) error {
+	r.n++
+	switch r.format {
+	case "json", "ndjson":
+		b, err := json.Marshal(x)
+		if err != nil {
+			return err
+		}
+		sep := "\n"
+		if r.format == "json" && r.n > 1 {
+			sep = ",\n"
+		}
+		if r.format == "ndjson" {
+			sep = ""
+			b = append(b, '\n')
+		}
+		_, err = io.WriteString(r.w, sep+string(b))
+		return err
+	}
+	value := ""
+	if x.Value != nil {
+		value = strconv.FormatFloat(*x.Value, 'g', -1, 64)
+	}
+	row := []string{fmt.Sprint(x.Run), x.Benchmark, fmt.Sprint(x.Size), fmt.Sprint(x.Rank), fmt.Sprint(x.Peer), x.Variant,
+		x.Role, x.Host, fmt.Sprint(x.BytesSent), fmt.Sprint(x.BytesRecv), fmt.Sprint(x.Iterations), fmt.Sprint(x.ElapsedNs),
+		fmt.Sprint(x.LatMinNs), fmt.Sprint(x.LatP50Ns), fmt.Sprint(x.LatP99Ns), fmt.Sprint(x.LatMaxNs), value}
+	if r.csv != nil {
+		return r.csv.Write(row)
+	}
+	for i := range row {
+		row[i] = printable(row[i])
+	}
+	_, err := fmt.Fprintln(r.tw, strings.Join(row, "\t")+"\t")
+	return err
+}
+
+// close ends the output: the JSON array, the CSV's or the table's buffer.
+func (r *rawWriter) close() error {
+	switch {
+	case r.format == "json" && r.n == 0:
+		_, err := io.WriteString(r.w, "]\n")
+		return err
+	case r.format == "json":
+		_, err := io.WriteString(r.w, "\n]\n")
+		return err
+	case r.csv != nil:
+		r.csv.Flush()
+		return r.csv.Error()
+	case r.tw != nil:
+		return r.tw.Flush()
+	}
+	return nil
 }
 
 // metricFlag looks up --metric.
