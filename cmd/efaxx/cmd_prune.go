@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"efaxx/harness"
+	"efaxx/results"
+	"efaxx/results/record"
+)
+
+func newPruneCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "prune",
+		Usage:     "delete stored runs by id or filter, in one transaction; --dry-run says what it would delete",
+		ArgsUsage: "[RUN...]",
+		Description: `Deletes the runs given by id (12, or 12,13,14) and selected by the filter
+flags of efaxx runs (all of them must hold), with their ranks, samples and
+tags, and the points and sweeps they leave without a run: all in one
+transaction, so it deletes everything asked or nothing. --dry-run deletes
+nothing and says what a prune would. Without an id or a filter it refuses,
+unless given --all.
+
+The run directories stay where they are unless --delete-dirs asks to remove
+them too (only a directory whose run.json names the run); ingesting one
+again would store its run again. A run still running, or one whose Slurm
+job is not yet settled, is refused: a sync would store it again.
+
+Example:
+   efaxx prune --dry-run --sweep demo --until now-30d
+   efaxx prune --status failed --since now-7d
+   efaxx prune --delete-dirs 12,13
+
+` + exitStatus(""),
+		Flags: append(filterFlags(),
+			&cli.BoolFlag{Name: "dry-run", Usage: "delete nothing: say what would be deleted"},
+			&cli.BoolFlag{Name: "all", Usage: "allow a prune without an id or a filter: every run"},
+			&cli.BoolFlag{Name: "delete-dirs", Usage: "also remove the runs' directories (each only if its run.json names the run)"},
+			formatFlag,
+		),
+		Action: func(c *cli.Context) error {
+			f, err := runFilter(c, time.Now())
+			if err != nil {
+				return err
+			}
+			for _, a := range c.Args().Slice() {
+				if err := narrow(&f, a, time.Now()); err != nil {
+					return &usageError{msg: fmt.Sprintf("prune %q: want run ids: 12, or 12,13,14", a)}
+				}
+			}
+			if reflect.ValueOf(f).IsZero() && !c.Bool("all") {
+				return &usageError{msg: "prune needs run ids or a filter (--all prunes every run)",
+					hint: "efaxx prune --dry-run --sweep demo"}
+			}
+			return runPrune(c.Context, c.App.Writer, c.App.ErrWriter, pruneOptions{db: c.String("db"), filter: f,
+				dryRun: c.Bool("dry-run"), deleteDirs: c.Bool("delete-dirs"), format: c.String("format")})
+		},
+	}
+}
+
+type pruneOptions struct {
+	db, format         string
+	filter             results.RunFilter
+	dryRun, deleteDirs bool
+}
+
+// pruneRecord is prune's JSON.
+type pruneRecord struct {
+	DryRun      bool     `json:"dry_run"`
+	Runs        []int64  `json:"runs"`
+	Samples     int      `json:"samples"`
+	Points      int      `json:"points"`
+	Sweeps      int      `json:"sweeps"`
+	DirsRemoved []string `json:"dirs_removed"`
+}
+
+func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	db, err := openStore(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := harness.CheckFilter(ctx, db, o.filter); err != nil {
+		return err
+	}
+	p, err := db.Prune(ctx, o.filter, o.dryRun)
+	if err != nil {
+		return err
+	}
+	rec := pruneRecord{DryRun: o.dryRun, Runs: []int64{}, Samples: p.Samples, Points: p.Points, Sweeps: p.Sweeps,
+		DirsRemoved: []string{}}
+	for _, r := range p.Runs {
+		rec.Runs = append(rec.Runs, r.ID)
+	}
+	var dirErr error
+	if o.deleteDirs && !o.dryRun {
+		rec.DirsRemoved, dirErr = removeRunDirs(p.Runs)
+	}
+	switch o.format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	default:
+		verb := "deleted"
+		if o.dryRun {
+			verb = "would delete (dry run: nothing deleted)"
+		}
+		fmt.Fprintf(w, "prune %s %d runs (%s): %d samples, %d points and %d sweeps left without a run\n", verb,
+			len(rec.Runs), dash(results.Ranges(rec.Runs)), p.Samples, p.Points, p.Sweeps)
+		if o.deleteDirs && !o.dryRun {
+			fmt.Fprintf(w, "removed %d run directories\n", len(rec.DirsRemoved))
+		} else if len(p.Runs) > 0 {
+			fmt.Fprintln(w, "run directories kept (--delete-dirs removes them)")
+		}
+	}
+	return dirErr
+}
+
+// removeRunDirs removes each run's directory whose run.json names the run,
+// and returns those it removed; a directory that is gone already is
+// skipped, one that names another run is an error.
+func removeRunDirs(runs []results.Run) ([]string, error) {
+	removed := []string{}
+	for _, r := range runs {
+		data, err := os.ReadFile(filepath.Join(r.Dir, record.ManifestName))
+		if os.IsNotExist(err) {
+			continue
+		} else if err != nil {
+			return removed, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		var m struct {
+			UID string `json:"uid"`
+		}
+		if err := json.Unmarshal(data, &m); err != nil || m.UID != r.UID {
+			return removed, fmt.Errorf("run %d: %s does not hold its run.json (uid %q, want %q): left in place",
+				r.ID, r.Dir, m.UID, r.UID)
+		}
+		if err := os.RemoveAll(r.Dir); err != nil {
+			return removed, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		removed = append(removed, r.Dir)
+	}
+	return removed, nil
+}
