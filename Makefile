@@ -15,9 +15,10 @@ OUT      ?= out
 # Debian packages the build, the tests and the demo need. The Slurm tests
 # start their own cluster (slurm/testbed): slurmctld, slurmd and munged, and
 # for the accounting path slurmdbd and MariaDB.
+# zsh and fish: the shell completion test runs efaxx's script in each shell.
 DEB_PACKAGES := gcc make git pkg-config ca-certificates \
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev \
-	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux \
+	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux zsh fish \
 	squashfs-tools
 
 # What `make bench` needs beyond that: autotools to build fabtests
