@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/harness"
 	"efaxx/results"
 	"efaxx/results/record"
 	"efaxx/results/synth"
@@ -157,6 +159,7 @@ func TestReadOnlyCreatesNoStore(t *testing.T) {
 		{"runs"}, {"runs", "--no-sync"}, {"show", "1"}, {"show", "--ranks", "1"}, {"query"}, {"compare", "1", "2"},
 		{"compare", "--baseline", "libefaxx-p5", "1"}, {"check", "1"}, {"tag", "1", "a=b"}, {"plot", "--run", "1"},
 		{"figures", "--specs", "../../plots/figures"}, {"status"}, {"status", "--no-sync"}, {"sync"}, {"cancel", "1"},
+		{"prune", "--all", "--dry-run"}, {"query", "--raw"},
 	} {
 		code, stdout, stderr := efaxx(t, append([]string{"--db", typo}, args...)...)
 		if code != 3 || !strings.Contains(stderr, `no store at "`+typo+`"`) {
@@ -332,5 +335,177 @@ func TestPlanSplitsScripts(t *testing.T) {
 		strings.Count(stdout, "==> job ") != 2 {
 		i := strings.Index(stdout, "split:")
 		t.Errorf("efaxx plan of 10000 points = %d, want 2 jobs and a note on the split\n%s%s", code, stdout[max(0, i):min(len(stdout), max(0, i)+300)], stderr)
+	}
+}
+
+// TestFiguresAnyDirectory: efaxx figures draws its shipped specs from
+// outside the repository.
+func TestFiguresAnyDirectory(t *testing.T) {
+	data, err := filepath.Abs("../../plots/data/vm-2core/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "demo.db")
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", data); code != 0 {
+		t.Fatalf("efaxx ingest = %d\n%s%s", code, stdout, stderr)
+	}
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := efaxx(t, "--db", db, "figures", "--out-dir", "out", "demo")
+	if _, err := os.Stat(filepath.Join("out", "demo.png")); code != 0 || err != nil {
+		t.Errorf("efaxx figures demo outside the repository = %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+}
+
+// TestCheckHelpExample: the sweep files check's help names exist and hold
+// expectations, and its example passes on the demo's committed runs.
+func TestCheckHelpExample(t *testing.T) {
+	help := newCheckCommand().Description
+	files := regexp.MustCompile(`sweeps/\S+\.toml`).FindAllString(help, -1)
+	if len(files) == 0 {
+		t.Fatalf("check's help names no sweep file:\n%s", help)
+	}
+	for _, f := range files {
+		s, err := harness.Load("../../" + f)
+		if err != nil || len(s.Expects) == 0 {
+			t.Errorf("check's help names %s: %v, %d expectations", f, err, len(s.Expects))
+		}
+	}
+	db := filepath.Join(t.TempDir(), "demo.db")
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", "../../plots/data/vm-2core/demo"); code != 0 {
+		t.Fatalf("efaxx ingest = %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := efaxx(t, "--db", db, "check", "--expect", "../../sweeps/local/acceptance.toml", "demo")
+	if code != 0 || !strings.Contains(stdout, "13 passed, 0 failed (4 runs, 3 expectations") {
+		t.Errorf("check's example on the demo's runs = %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPruneCommand: prune refuses to run without a selection, says what a
+// dry run would delete and deletes nothing, deletes what it selects, and
+// removes run directories only when asked.
+func TestPruneCommand(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"k": "v"}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Params: map[string]any{"provider": "tcp"}},
+		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}, Params: map[string]any{"provider": "tcp"}})
+	if code, _, stderr := efaxx(t, "--db", db, "prune"); code != 2 || !strings.Contains(stderr, "prune needs run ids or a filter") {
+		t.Errorf("efaxx prune = %d, %q; want 2", code, stderr)
+	}
+	code, stdout, _ := efaxx(t, "--db", db, "prune", "--param", "provider=tcp", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "prune would delete (dry run: nothing deleted) 2 runs (2-3): 4 samples, 1 points") {
+		t.Errorf("efaxx prune --dry-run = %d:\n%s", code, stdout)
+	}
+	if got := runIDs(t, db, "--no-sync"); len(got) != 3 {
+		t.Fatalf("after a dry run: runs %v, want 3", got)
+	}
+	var dir string
+	sqlRow(t, db, `SELECT dir FROM runs WHERE id = 1`, &dir)
+	code, stdout, _ = efaxx(t, "--db", db, "prune", "--tag", "k=v")
+	if _, err := os.Stat(dir); code != 0 || err != nil || !strings.Contains(stdout, "run directories kept") {
+		t.Errorf("efaxx prune --tag k=v = %d, dir %v:\n%s", code, err, stdout)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "prune", "--delete-dirs", "2", "--format", "json")
+	var rec struct {
+		Runs        []int64  `json:"runs"`
+		DirsRemoved []string `json:"dirs_removed"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rec); code != 0 || err != nil || len(rec.Runs) != 1 || len(rec.DirsRemoved) != 1 {
+		t.Fatalf("efaxx prune --delete-dirs 2 = %d, %+v, %v", code, rec, err)
+	}
+	if _, err := os.Stat(rec.DirsRemoved[0]); !os.IsNotExist(err) {
+		t.Errorf("run 2's directory is still there: %v", err)
+	}
+	if got := runIDs(t, db, "--no-sync"); len(got) != 1 || got[0] != 3 {
+		t.Errorf("runs left = %v, want [3]", got)
+	}
+}
+
+// TestQueryRaw: query --raw exports every sample of the selected runs, one
+// a line in NDJSON, a row in CSV, an element of a JSON array ([] for none).
+func TestQueryRaw(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 3, Sizes: []uint64{4096, 65536}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Params: map[string]any{"provider": "tcp"}})
+	code, stdout, stderr := efaxx(t, "--db", db, "query", "--raw", "--format", "ndjson", "--param", "provider=shm")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var first results.RawSample
+	if err := json.Unmarshal([]byte(lines[0]), &first); code != 0 || len(lines) != 6 || err != nil || first.Run != 1 ||
+		first.Size != 4096 || first.Host != "node0000" || first.Value == nil || first.ElapsedNs == 0 {
+		t.Errorf("query --raw --format ndjson = %d, %d lines, %+v, %v\n%s%s", code, len(lines), first, err, stdout, stderr)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "query", "--raw", "--format", "csv", "--metric", "lat_us")
+	if rows := strings.Split(strings.TrimSpace(stdout), "\n"); code != 0 || len(rows) != 9 ||
+		!strings.HasPrefix(rows[0], "RUN,BENCHMARK,SIZE,RANK,PEER,VARIANT,ROLE,HOST,") || !strings.HasSuffix(rows[0], ",LAT_US (us)") {
+		t.Errorf("query --raw --format csv = %d:\n%s", code, stdout)
+	}
+	var all []results.RawSample
+	code, stdout, _ = efaxx(t, "--db", db, "query", "--raw", "--format", "json")
+	if err := json.Unmarshal([]byte(stdout), &all); code != 0 || err != nil || len(all) != 8 {
+		t.Errorf("query --raw --format json = %d, %d samples, %v", code, len(all), err)
+	}
+	if code, stdout, _ = efaxx(t, "--db", db, "query", "--raw", "--format", "json", "--benchmark", "sendrecv"); code != 0 || stdout != "[]\n" {
+		t.Errorf("query --raw of nothing = %d, %q; want []", code, stdout)
+	}
+}
+
+// TestCompletion: each shell's script passes the shell's own syntax check
+// and completes commands, flags and flag values in that shell; --install
+// writes it where the shell looks.
+func TestCompletion(t *testing.T) {
+	dir := t.TempDir()
+	scripts := map[string]string{}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		code, stdout, stderr := efaxx(t, "completion", shell)
+		if code != 0 || stdout == "" {
+			t.Fatalf("efaxx completion %s = %d: %s", shell, code, stderr)
+		}
+		scripts[shell] = writeFile(t, filepath.Join(dir, shell+".sh"), stdout)
+		if out, err := exec.Command(shell, "-n", scripts[shell]).CombinedOutput(); err != nil {
+			t.Errorf("%s -n on its completion: %v\n%s", shell, err, out)
+		}
+	}
+	cases := []struct{ line, want string }{
+		{"efaxx ru", "run runs"},
+		{"efaxx --db x.db ru", "run runs"},
+		{"efaxx runs --sta", "--status"},
+		{"efaxx runs --status ", "cancelled failed ok partial running timeout"},
+		{"efaxx compare --for", "--format"},
+		{"efaxx import ", "baseline nccl-tests"},
+		{"efaxx import nccl-tests --c", "--collective"},
+		{"efaxx plan ../../sweeps/local/re", "../../sweeps/local/repeat.toml"},
+	}
+	bash := `source "$1"; shift; COMP_WORDS=($1); [[ $1 == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _efaxx; printf '%s\n' "${COMPREPLY[@]}"`
+	fish := `source $argv[1]; complete -C $argv[2] | string replace -r '\t.*' ''; true`
+	for _, c := range cases {
+		for shell, run := range map[string][]string{"bash": {"bash", "-c", bash, "bash", scripts["bash"], c.line},
+			"fish": {"fish", "-c", fish, scripts["fish"], c.line}} {
+			out, err := exec.Command(run[0], run[1:]...).Output()
+			got := strings.Fields(string(out))
+			slices.Sort(got)
+			if err != nil || strings.Join(got, " ") != c.want {
+				t.Errorf("%s completes %q as %q (%v), want %q", shell, c.line, got, err, c.want)
+			}
+		}
+	}
+	// zsh finds the script on its fpath, by its #compdef line.
+	zdir := filepath.Join(dir, "zsh")
+	if code, _, stderr := efaxx(t, "completion", "--install", "--dir", zdir, "zsh"); code != 0 {
+		t.Fatalf("efaxx completion --install --dir DIR zsh = %d: %s", code, stderr)
+	}
+	out, err := exec.Command("zsh", "-fc", "fpath=("+zdir+" $fpath); autoload -Uz compinit; compinit -u -D; print $_comps[efaxx]").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "_efaxx" {
+		t.Errorf("zsh loads %q for efaxx (%v), want _efaxx", out, err)
+	}
+	// --install without --dir: under HOME, where each shell looks.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for shell, path := range map[string]string{"bash": ".local/share/bash-completion/completions/efaxx",
+		"zsh": ".local/share/zsh/site-functions/_efaxx", "fish": ".config/fish/completions/efaxx.fish"} {
+		code, stdout, _ := efaxx(t, "completion", shell, "--install")
+		if _, err := os.Stat(filepath.Join(home, path)); code != 0 || err != nil || !strings.Contains(stdout, "wrote "+filepath.Join(home, path)) {
+			t.Errorf("efaxx completion %s --install = %d, %v:\n%s", shell, code, err, stdout)
+		}
 	}
 }

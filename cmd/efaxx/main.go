@@ -139,6 +139,7 @@ arguments, on any command; -- ends the flags.
 			newIngestCommand(),
 			newRunsCommand(),
 			newTagCommand(),
+			newPruneCommand(),
 			newShowCommand(),
 			newQueryCommand(),
 			newCompareCommand(),
@@ -146,6 +147,7 @@ arguments, on any command; -- ends the flags.
 			newImportCommand(),
 			newPlotCommand(),
 			newFiguresCommand(),
+			newCompletionCommand(),
 		},
 		OnUsageError:   onUsageError,
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in exitCode
