@@ -109,7 +109,7 @@ func runRuns(ctx context.Context, w, stderr io.Writer, o runsOptions) error {
 			col := runColumnsByName[name]
 			row[i] = col.cell(r)
 			if o.format == "table" && col.width > 0 {
-				row[i] = truncate(row[i], col.width)
+				row[i] = truncate(dash(row[i]), col.width)
 			}
 		}
 		t.add(row...)
