@@ -47,8 +47,9 @@ func caption(ctx context.Context, db *results.DB, runs []results.Run) ([]string,
 }
 
 // dirtyRuns marks the runs whose efaxx was built from uncommitted code (a
-// version ending in -dirty): their numbers come from code nobody can
-// check out, and the caption says so. "" when every run is clean.
+// version ending in -dirty) or outside a git checkout (dev): their numbers
+// come from code nobody can check out, and the caption says so. "" when
+// every run is clean.
 func dirtyRuns(ctx context.Context, db *results.DB, runs []results.Run) (string, error) {
 	vers, err := db.RunVersions(ctx, runIDs(runs))
 	if err != nil {
@@ -57,7 +58,7 @@ func dirtyRuns(ctx context.Context, db *results.DB, runs []results.Run) (string,
 	var ids []int64
 	var which []string
 	for _, r := range runs {
-		if v := vers[r.ID]; strings.HasSuffix(v, "-dirty") {
+		if v := vers[r.ID]; strings.HasSuffix(v, "-dirty") || v == "dev" { // dev: built outside a git checkout
 			ids = append(ids, r.ID)
 			which = append(which, v)
 		}
@@ -66,7 +67,7 @@ func dirtyRuns(ctx context.Context, db *results.DB, runs []results.Run) (string,
 		return "", nil
 	}
 	slices.Sort(which)
-	return fmt.Sprintf(". NOT FROM A PUBLISHED COMMIT: runs %s were built from uncommitted code (%s)", idRanges(ids),
+	return fmt.Sprintf(". NOT FROM A PUBLISHED COMMIT: runs %s were built from uncommitted code or outside git (%s)", idRanges(ids),
 		strings.Join(slices.Compact(which), ", ")), nil
 }
 
