@@ -2,8 +2,9 @@
 // their runs are stored like efaxx's own: nccl-tests (its text table or
 // the JSON of -J), NVSHMEM's perftests (host and device collectives),
 // the OSU micro-benchmarks (latency, bandwidth, collectives), fabtests'
-// machine-readable lines (-m) and the Jacobi solvers of NVIDIA's
-// multi-gpu-programming-models.
+// machine-readable lines (-m), the Jacobi solvers of NVIDIA's
+// multi-gpu-programming-models, and NVIDIA's nvbandwidth (its text
+// matrices).
 //
 // Each parser turns a run's captured output into samples with the raw
 // fields of results/record (bytes, iterations, nanoseconds) and keeps the
@@ -116,11 +117,12 @@ type parser struct {
 
 // parsers are the parsers by the name a sweep's [external] parser takes.
 var parsers = map[string]parser{
-	"nccl-tests": {parse: parseNCCL, prefix: "nccl", trim: func(b string) string { return strings.TrimSuffix(b, "_perf") }},
-	"nvshmem":    {parse: parseNVSHMEM, prefix: "nvshmem", trim: func(b string) string { return b }},
-	"osu":        {parse: parseOSU, prefix: "osu", trim: func(b string) string { return strings.TrimPrefix(b, "osu_") }},
-	"fabtests":   {parse: parseFabtests, prefix: "fabtests", trim: func(b string) string { return strings.TrimPrefix(b, "fi_") }},
-	"jacobi":     {parse: parseJacobi, prefix: "jacobi", trim: func(b string) string { return b }},
+	"nccl-tests":  {parse: parseNCCL, prefix: "nccl", trim: func(b string) string { return strings.TrimSuffix(b, "_perf") }},
+	"nvshmem":     {parse: parseNVSHMEM, prefix: "nvshmem", trim: func(b string) string { return b }},
+	"osu":         {parse: parseOSU, prefix: "osu", trim: func(b string) string { return strings.TrimPrefix(b, "osu_") }},
+	"fabtests":    {parse: parseFabtests, prefix: "fabtests", trim: func(b string) string { return strings.TrimPrefix(b, "fi_") }},
+	"jacobi":      {parse: parseJacobi, prefix: "jacobi", trim: func(b string) string { return b }},
+	"nvbandwidth": {parse: parseNVBandwidth, prefix: "nvbandwidth", trim: func(b string) string { return b }},
 }
 
 // Names returns the parsers' names, sorted.

@@ -247,6 +247,25 @@ func TestParseRecorded(t *testing.T) {
 					}
 				}
 			}},
+		// Recorded: nvbandwidth v0.8 on one H200 (testdata/README.md):
+		// host to device and back, device-local copy; the device to device
+		// testcases are waived on one GPU.
+		{"nvbandwidth, one H200, recorded", "nvbandwidth", 1, []string{"nvbandwidth/h200-1gpu.txt"},
+			3, 0, func(t *testing.T, res *external.Result) {
+				s := sample(t, res, 512<<20, "device_local_copy")
+				if s.Rank != 0 || s.Peer != 0 || s.Iterations != 1 || s.BytesSent != 512<<20 {
+					t.Errorf("sample = %+v: want one 512 MiB copy of GPU 0", s)
+				}
+				if got := float64(s.BytesSent) / float64(s.ElapsedNs); math.Abs(got-2081.40) > 0.01 {
+					t.Errorf("bytes per ns = %v, want the printed 2081.40 GB/s", got)
+				}
+				if got := value(t, res, 512<<20, "host_to_device_memcpy_ce", "bandwidth"); got != 55.44 {
+					t.Errorf("host to device = %v, want 55.44", got)
+				}
+				if res.Fingerprint["version"] != "v0.8" || res.Fingerprint["host"] != "vm" || res.Fingerprint["driver"] != "580.159.04" {
+					t.Errorf("fingerprint = %v", res.Fingerprint)
+				}
+			}},
 		{"fabtests rdm_tagged_bw, tcp, recorded", "fabtests", 2,
 			[]string{"fabtests/rdm_tagged_bw_tcp.rank0.txt", "fabtests/rdm_tagged_bw_tcp.rank1.txt"},
 			12, 0, func(t *testing.T, res *external.Result) {
@@ -359,6 +378,11 @@ func TestParseDamaged(t *testing.T) {
 		{"fabtests time 0", "fabtests", 2, "fabtests/rma_bw_writedata_tcp.rank0.txt", replace("time: 0.040320", "time: 0.000000"), "time", ""},
 		{"jacobi misread", "jacobi", 16, "jacobi/nccl_16.rank0.txt", replace("14.98", "41.98"), "misread", ""},
 		{"jacobi truncated", "jacobi", 16, "jacobi/nccl_16.rank0.txt", cut("speedup:", 1), "cut short", ""},
+		{"nvbandwidth misread cell", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace(" 0     55.44", " 0     54.44"), "misread", ""},
+		{"nvbandwidth cut mid-matrix", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", dropFrom(" 0   2081.40"), "no SUM line", ""},
+		{"nvbandwidth bad cell", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace("2081.40\n\nSUM", "fast\n\nSUM"), "not a bandwidth", ""},
+		{"nvbandwidth row shape", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace(" 0     55.34", " 0     55.34  1.0"), "want row 0", ""},
+		{"nvbandwidth latency", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace("local GPU(column) bandwidth (GB/s)", "local GPU(column) latency (ns)"), "latency", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -424,6 +448,7 @@ func TestBenchmark(t *testing.T) {
 		{"osu", "osu_latency", "osu:latency"},
 		{"fabtests", "fi_rdm_pingpong", "fabtests:rdm_pingpong"},
 		{"jacobi", "/x/nvshmem", "jacobi:nvshmem"},
+		{"nvbandwidth", "/opt/nvbandwidth/nvbandwidth", "nvbandwidth:nvbandwidth"},
 	}
 	for _, tt := range tests {
 		if got := external.Benchmark(tt.parser, tt.program); got != tt.want {

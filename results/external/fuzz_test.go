@@ -68,3 +68,7 @@ func FuzzParseFabtests(f *testing.F) {
 func FuzzParseJacobi(f *testing.F) {
 	fuzzParser(f, "jacobi", "jacobi/nccl_16.rank0.txt")
 }
+
+func FuzzParseNVBandwidth(f *testing.F) {
+	fuzzParser(f, "nvbandwidth", "nvbandwidth/h200-1gpu.txt")
+}
