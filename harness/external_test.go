@@ -119,7 +119,7 @@ func TestExternalSweepErrors(t *testing.T) {
 			"x.toml:2: benchmark: external runs alone: put write in a sweep of its own"},
 		{"no program", base + "[external]\nparser = \"osu\"\n", "x.toml:3: external.program: missing required key"},
 		{"unknown parser", base + "[external]\nprogram = \"p\"\nparser = \"ncl-tests\"\n",
-			`x.toml:5: external.parser: unknown parser "ncl-tests" (did you mean "nccl-tests"?); known: fabtests, jacobi, nccl-tests, nvshmem, osu`},
+			`x.toml:5: external.parser: unknown parser "ncl-tests" (did you mean "nccl-tests"?); known: fabtests, jacobi, nccl-tests, nvbandwidth, nvshmem, osu`},
 		{"unknown placeholder", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"{colective}\"]\nvars = { collective = \"a\" }\n",
 			`x.toml:3: external: args item 1: unknown placeholder {colective} (did you mean "collective"?): want a var of [external.vars] or one of ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output`},
 		{"sizes unset", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"-m\", \"{max_size}\"]\n",
