@@ -1,12 +1,13 @@
 package harness
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 
+	"efaxx/lineerr"
 	"efaxx/results"
+	"efaxx/tomldoc"
 )
 
 // baselineKeys are the top-level keys of a baseline file; the first two
@@ -20,43 +21,42 @@ var seriesKeys = []string{"benchmark", "variant", "metric", "file", "commit", "d
 
 // ParseBaseline parses a baseline file (results/baselines/*.toml): a name,
 // where the numbers come from, and [[series]] tables of a value per size.
-// Decoding is as strict as for sweeps: an invalid file gives an ErrorList
+// Decoding is as strict as for sweeps: an invalid file gives an lineerr.Errors
 // of "file:line: key: message".
 func ParseBaseline(file string, data []byte) (*results.Baseline, error) {
-	doc, top, err := parseDocument(data)
+	d, top, err := newDecoder(file, data)
 	if err != nil {
-		return nil, ErrorList{syntaxError(file, err)}
+		return nil, err
 	}
-	d := &decoder{file: file, doc: doc}
 	b := &results.Baseline{Text: data}
 	strs := map[string]*string{"name": &b.Name, "repository": &b.Repository, "description": &b.Description,
 		"transcribed": &b.Transcribed}
 	seen := map[string]bool{}
 	for _, e := range top {
-		seen[e.name()] = true
+		seen[e.Name()] = true
 		switch {
-		case !slices.Contains(baselineKeys, e.name()):
-			d.fail(e, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(e.name(), baselineKeys)))
-		case e.name() == "series":
+		case !slices.Contains(baselineKeys, e.Name()):
+			d.fail(e, tomldoc.UnknownKey(e.Name(), baselineKeys))
+		case e.Name() == "series":
 			b.Series = d.decodeSeries(e)
 		default:
-			d.readStringKey(e, strs[e.name()])
+			d.readStringKey(e, strs[e.Name()])
 		}
 	}
 	d.requireKeys(seen, "", "name", "repository", "series")
-	if len(d.errs) > 0 {
-		slices.SortStableFunc(d.errs, func(a, b *SweepError) int { return cmp.Compare(sortLine(a), sortLine(b)) })
-		return nil, d.errs
+	d.errs.Sort()
+	if err := d.errs.Err(); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
 
 // readStringKey reads a string key into dst.
-func (d *decoder) readStringKey(e entry, dst *string) {
-	if s, ok := e.value.(string); ok {
+func (d *decoder) readStringKey(e tomldoc.Entry, dst *string) {
+	if s, ok := e.Value.(string); ok {
 		*dst = s
 	} else {
-		d.fail(e, typeError("string", e.value))
+		d.fail(e, tomldoc.TypeError("string", e.Value))
 	}
 }
 
@@ -64,16 +64,16 @@ func (d *decoder) readStringKey(e entry, dst *string) {
 func (d *decoder) requireKeys(seen map[string]bool, at string, keys ...string) {
 	for _, k := range keys {
 		if !seen[k] {
-			d.errs = append(d.errs, &SweepError{File: d.file, Key: at + k, Err: ErrMissingKey})
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: at + k, Err: ErrMissingKey})
 		}
 	}
 }
 
 // decodeSeries reads the [[series]] tables.
-func (d *decoder) decodeSeries(e entry) []results.BaselineSeries {
-	tables, ok := d.doc.tables(e)
+func (d *decoder) decodeSeries(e tomldoc.Entry) []results.BaselineSeries {
+	tables, ok := d.doc.Tables(e)
 	if !ok {
-		d.fail(e, mark(ErrType, "want an array of tables ([[series]]), got %s", typeName(e.value)))
+		d.fail(e, tomldoc.TypeError("list of tables ([[series]])", e.Value))
 		return nil
 	}
 	var out []results.BaselineSeries
@@ -82,8 +82,8 @@ func (d *decoder) decodeSeries(e entry) []results.BaselineSeries {
 		s := d.decodeOneSeries(i, t)
 		key := s.Benchmark + " " + s.Variant + " " + s.Metric
 		if j, dup := names[key]; dup && len(t) > 0 {
-			d.errs = append(d.errs, &SweepError{File: d.file, Line: firstLineOf(e, t), Key: fmt.Sprintf("series[%d]", i+1),
-				Err: mark(ErrDuplicate, "%s is series %d already", key, j+1)})
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: tomldoc.FirstLine(t, e.Line), Key: fmt.Sprintf("series[%d]", i+1),
+				Err: lineerr.Mark(ErrDuplicate, "%s is series %d already", key, j+1)})
 		}
 		names[key] = i
 		out = append(out, s)
@@ -92,7 +92,7 @@ func (d *decoder) decodeSeries(e entry) []results.BaselineSeries {
 }
 
 // decodeOneSeries reads [[series]] table i.
-func (d *decoder) decodeOneSeries(i int, t []entry) results.BaselineSeries {
+func (d *decoder) decodeOneSeries(i int, t []tomldoc.Entry) results.BaselineSeries {
 	var s results.BaselineSeries
 	strs := map[string]*string{"benchmark": &s.Benchmark, "variant": &s.Variant, "metric": &s.Metric, "file": &s.File,
 		"commit": &s.Commit, "denominator": &s.Denominator, "setup": &s.Setup, "note": &s.Note,
@@ -100,23 +100,23 @@ func (d *decoder) decodeOneSeries(i int, t []entry) results.BaselineSeries {
 	seen := map[string]bool{}
 	at := fmt.Sprintf("series[%d]", i+1)
 	for _, c := range t {
-		seen[c.name()] = true
+		seen[c.Name()] = true
 		switch {
-		case !slices.Contains(seriesKeys, c.name()):
-			d.seriesFail(i, c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), seriesKeys)))
-		case c.name() == "values":
+		case !slices.Contains(seriesKeys, c.Name()):
+			d.seriesFail(i, c, tomldoc.UnknownKey(c.Name(), seriesKeys))
+		case c.Name() == "values":
 			s.Values = d.decodeValues(i, c)
-		case c.name() == "params":
+		case c.Name() == "params":
 			s.Params = d.decodeSeriesParams(i, c)
 		default:
-			v, ok := c.value.(string)
+			v, ok := c.Value.(string)
 			switch {
 			case !ok:
-				d.seriesFail(i, c, typeError("string", c.value))
+				d.seriesFail(i, c, tomldoc.TypeError("string", c.Value))
 			case v == "":
-				d.seriesFail(i, c, mark(ErrValue, "empty: say what it is, or \"unknown\""))
+				d.seriesFail(i, c, lineerr.Mark(ErrValue, "empty: say what it is, or \"unknown\""))
 			default:
-				*strs[c.name()] = v
+				*strs[c.Name()] = v
 			}
 		}
 	}
@@ -125,35 +125,35 @@ func (d *decoder) decodeOneSeries(i int, t []entry) results.BaselineSeries {
 }
 
 // seriesFail records err against key c of [[series]] table i.
-func (d *decoder) seriesFail(i int, c entry, err error) {
-	d.errs = append(d.errs, &SweepError{File: d.file, Line: c.line, Key: fmt.Sprintf("series[%d].%s", i+1, c.key[2:]), Err: err})
+func (d *decoder) seriesFail(i int, c tomldoc.Entry, err error) {
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: c.Line, Key: fmt.Sprintf("series[%d].%s", i+1, c.Key[2:]), Err: err})
 }
 
 // decodeValues reads a values table: a size as the key, a finite number
 // as the value.
-func (d *decoder) decodeValues(i int, c entry) map[uint64]float64 {
-	if _, ok := c.value.(map[string]any); !ok {
-		d.seriesFail(i, c, typeError(`table of size = value, like { "1MiB" = 97.2 }`, c.value))
+func (d *decoder) decodeValues(i int, c tomldoc.Entry) map[uint64]float64 {
+	if _, ok := c.Value.(map[string]any); !ok {
+		d.seriesFail(i, c, tomldoc.TypeError(`table of size = value, like { "1MiB" = 97.2 }`, c.Value))
 		return nil
 	}
 	values := map[uint64]float64{}
-	children := d.doc.children(c)
+	children := d.doc.Children(c)
 	for _, k := range children {
-		size, err := ParseSize(k.name())
+		size, err := ParseSize(k.Name())
 		if err != nil {
 			d.seriesFail(i, k, err)
 			continue
 		}
-		v, err := readNumber(k.value)
+		v, err := readNumber(k.Value)
 		if err == nil && (math.IsNaN(v) || v < 0) {
-			err = mark(ErrValue, "%v: want a number of at least 0", v)
+			err = lineerr.Mark(ErrValue, "%v: want a number of at least 0", v)
 		}
 		if err != nil {
 			d.seriesFail(i, k, err)
 			continue
 		}
 		if _, dup := values[size]; dup {
-			d.seriesFail(i, k, mark(ErrDuplicate, "size %s given twice", FormatSize(size)))
+			d.seriesFail(i, k, lineerr.Mark(ErrDuplicate, "size %s given twice", FormatSize(size)))
 		}
 		values[size] = v
 	}
@@ -166,29 +166,29 @@ func (d *decoder) decodeValues(i int, c entry) map[uint64]float64 {
 // decodeSeriesParams reads a series' params table: the parameter values
 // of the runs it is compared with, each a string, an integer, a number,
 // a boolean or a list of strings, as runs store them.
-func (d *decoder) decodeSeriesParams(i int, c entry) map[string]any {
-	if _, ok := c.value.(map[string]any); !ok {
-		d.seriesFail(i, c, typeError(`table of parameter = value, like { ranks = 16 }`, c.value))
+func (d *decoder) decodeSeriesParams(i int, c tomldoc.Entry) map[string]any {
+	if _, ok := c.Value.(map[string]any); !ok {
+		d.seriesFail(i, c, tomldoc.TypeError(`table of parameter = value, like { ranks = 16 }`, c.Value))
 		return nil
 	}
 	out := map[string]any{}
-	for _, k := range d.doc.children(c) {
-		switch v := k.value.(type) {
+	for _, k := range d.doc.Children(c) {
+		switch v := k.Value.(type) {
 		case string, int64, float64, bool:
-			out[k.name()] = v
+			out[k.Name()] = v
 		case []any:
 			list := make([]string, len(v))
 			for j, x := range v {
 				s, ok := x.(string)
 				if !ok {
-					d.seriesFail(i, k, fmt.Errorf("item %d: %w", j+1, typeError("string", x)))
+					d.seriesFail(i, k, fmt.Errorf("item %d: %w", j+1, tomldoc.TypeError("string", x)))
 					return nil
 				}
 				list[j] = s
 			}
-			out[k.name()] = list
+			out[k.Name()] = list
 		default:
-			d.seriesFail(i, k, typeError("string, number, boolean or list of strings", k.value))
+			d.seriesFail(i, k, tomldoc.TypeError("string, number, boolean or list of strings", k.Value))
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"efaxx/benchmarks"
+	"efaxx/lineerr"
 )
 
 var launchForm = regexp.MustCompile(`^([1-9][0-9]{0,6})x([1-9][0-9]{0,3})$`)
@@ -20,10 +21,10 @@ func checkLaunch(s string) error {
 	}
 	m := launchForm.FindStringSubmatch(s)
 	if m == nil {
-		return mark(ErrValue, "launch %q: want \"auto\" or GRIDxBLOCK, such as \"128x256\"", s)
+		return lineerr.Mark(ErrValue, "launch %q: want \"auto\" or GRIDxBLOCK, such as \"128x256\"", s)
 	}
 	if block, _ := strconv.Atoi(m[2]); block > 1024 {
-		return mark(ErrValue, "launch %q: %d threads a block, CUDA allows at most 1024", s, block)
+		return lineerr.Mark(ErrValue, "launch %q: %d threads a block, CUDA allows at most 1024", s, block)
 	}
 	return nil
 }
@@ -36,7 +37,7 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 		for _, b := range s.Benchmarks {
 			if !p.appliesTo(b) {
 				if e, set := d.entries[p]; set {
-					d.fail(e, mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(benchmarks.Taking(p.name)), b))
+					d.fail(e, lineerr.Mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(benchmarks.Taking(p.name)), b))
 				}
 			}
 		}
@@ -52,7 +53,7 @@ func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {
 		b := benchmark(name)
 		for _, v := range values {
 			if n := v.(int); n < b.MinRanks || n > b.MaxRanks {
-				d.failParam(p, mark(ErrValue, "benchmark %s runs on %s ranks, got %d", name, rangeText(b), n))
+				d.failParam(p, lineerr.Mark(ErrValue, "benchmark %s runs on %s ranks, got %d", name, rangeText(b), n))
 				return
 			}
 		}
@@ -61,7 +62,7 @@ func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {
 
 func (d *decoder) checkQueue(s *Sweep) {
 	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.valuesOf("cells"), any("host")) {
-		d.failParam(paramNamed("cells"), mark(ErrValue,
+		d.failParam(paramNamed("cells"), lineerr.Mark(ErrValue,
 			"cells \"host\" with benchmark proxy: its producer is the GPU; use pinned, managed or device"))
 	}
 	if !slices.Contains(s.Benchmarks, "queue") {
@@ -71,7 +72,7 @@ func (d *decoder) checkQueue(s *Sweep) {
 	for _, pr := range producer {
 		for _, c := range cells {
 			if (pr == "cpu") != (c == "host") {
-				d.failParam(paramNamed("cells"), mark(ErrValue,
+				d.failParam(paramNamed("cells"), lineerr.Mark(ErrValue,
 					"cells %q with producer %q: cpu producers use host cells, gpu producers pinned, managed or device", c, pr))
 				return
 			}
@@ -90,7 +91,7 @@ func (d *decoder) failParam(p *param, err error) {
 	if p.table != "" {
 		table = p.table
 	}
-	d.errs = append(d.errs, &SweepError{File: d.file, Key: table + "." + p.name, Err: fmt.Errorf("%w (the default)", err)})
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: table + "." + p.name, Err: fmt.Errorf("%w (the default)", err)})
 }
 
 func rangeText(b benchmarks.Benchmark) string {

@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"efaxx/results/record"
@@ -97,7 +99,7 @@ func unwrapPath(err error) error {
 // never exports them.
 func (ss *Session) container(c *Container, r Runner) *slurm.Container {
 	sum := sha256.Sum256([]byte(c.Image))
-	names := mapKeys(c.Env)
+	names := slices.Sorted(maps.Keys(c.Env))
 	env := []slurm.EnvVar{{Name: record.EnvImage, Value: c.Image}, {Name: record.EnvImageDigest, Value: r.Digest},
 		{Name: record.EnvImageEnv, Value: strings.Join(names, ",")}}
 	for _, name := range names {

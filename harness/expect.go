@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"efaxx/lineerr"
 	"efaxx/results"
+	"efaxx/tomldoc"
 )
 
 // Expect is one [[expect]] table of a sweep file: a reference for a metric
@@ -141,7 +143,7 @@ func readTolerance(raw any, ref float64) (float64, string, error) {
 		num, isPct := strings.CutSuffix(strings.TrimSpace(s), "%")
 		p, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		if !isPct || err != nil || p < 0 || p >= 100 || math.IsNaN(p) {
-			return 0, "", mark(ErrValue, "tolerance %q: want a percentage like \"3%%\" (0 to 100) or a number", s)
+			return 0, "", lineerr.Mark(ErrValue, "tolerance %q: want a percentage like \"3%%\" (0 to 100) or a number", s)
 		}
 		return math.Abs(ref) * p / 100, s, nil
 	}
@@ -150,7 +152,7 @@ func readTolerance(raw any, ref float64) (float64, string, error) {
 		return 0, "", err
 	}
 	if f < 0 {
-		return 0, "", mark(ErrValue, "tolerance %v: want at least 0", f)
+		return 0, "", lineerr.Mark(ErrValue, "tolerance %v: want at least 0", f)
 	}
 	return f, strconv.FormatFloat(f, 'g', -1, 64), nil
 }
@@ -162,9 +164,9 @@ func readNumber(raw any) (float64, error) {
 		return float64(v), nil
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, mark(ErrValue, "%v is not a finite number", v)
+			return 0, lineerr.Mark(ErrValue, "%v is not a finite number", v)
 		}
 		return v, nil
 	}
-	return 0, typeError("number", raw)
+	return 0, tomldoc.TypeError("number", raw)
 }

@@ -8,14 +8,16 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"efaxx/lineerr"
 	"efaxx/results"
+	"efaxx/tomldoc"
 )
 
 // decodeExpects checks the [[expect]] array of tables, table by table.
-func (d *decoder) decodeExpects(e entry) {
-	tables, ok := d.doc.tables(e)
+func (d *decoder) decodeExpects(e tomldoc.Entry) {
+	tables, ok := d.doc.Tables(e)
 	if !ok {
-		d.fail(e, mark(ErrType, "want an array of tables ([[expect]]), got %s", typeName(e.value)))
+		d.fail(e, tomldoc.TypeError("list of tables ([[expect]])", e.Value))
 		return
 	}
 	for i, t := range tables {
@@ -26,77 +28,62 @@ func (d *decoder) decodeExpects(e entry) {
 }
 
 // expectFail records err against the key of c, inside [[expect]] table i.
-func (d *decoder) expectFail(i int, c entry, err error) {
+func (d *decoder) expectFail(i int, c tomldoc.Entry, err error) {
 	key := fmt.Sprintf("expect[%d]", i+1)
-	if len(c.key) > 2 {
-		key += "." + c.key[2:].String()
+	if len(c.Key) > 2 {
+		key += "." + c.Key[2:].String()
 	}
-	d.errs = append(d.errs, &SweepError{File: d.file, Line: c.line, Key: key, Err: err})
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: c.Line, Key: key, Err: err})
 }
 
 // decodeExpect checks table i of [[expect]], whose entries are t. It
 // returns nil when the table has errors.
-func (d *decoder) decodeExpect(i int, e entry, t []entry) *Expect {
-	x := &Expect{File: d.file, Line: firstLineOf(e, t), Stat: "median", Lo: math.Inf(-1), Hi: math.Inf(1)}
+func (d *decoder) decodeExpect(i int, e tomldoc.Entry, t []tomldoc.Entry) *Expect {
+	x := &Expect{File: d.file, Line: tomldoc.FirstLine(t, e.Line), Stat: "median", Lo: math.Inf(-1), Hi: math.Inf(1)}
 	x.Metric, _ = results.LookupMetric("gbps")
 	before := len(d.errs)
-	have := map[string]entry{}
+	have := map[string]tomldoc.Entry{}
 	for _, c := range t {
-		if !slices.Contains(expectKeys, c.name()) {
-			d.expectFail(i, c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), expectKeys)))
+		if !slices.Contains(expectKeys, c.Name()) {
+			d.expectFail(i, c, tomldoc.UnknownKey(c.Name(), expectKeys))
 			continue
 		}
-		have[c.name()] = c
+		have[c.Name()] = c
 	}
 	d.expectStrings(i, x, have)
 	if c, ok := have["where"]; ok {
 		d.decodeWhere(i, c, &x.Where)
 	}
-	d.expectBounds(i, x, have, entry{key: toml.Key{"expect", fmt.Sprint(i)}, line: x.Line})
+	d.expectBounds(i, x, have, tomldoc.Entry{Key: toml.Key{"expect", fmt.Sprint(i)}, Line: x.Line})
 	if len(d.errs) > before {
 		return nil
 	}
 	return x
 }
 
-// firstLineOf returns the first line of the entries of a table of e, or
-// e's line for a table without keys.
-func firstLineOf(e entry, t []entry) int {
-	first := 0
-	for _, c := range t {
-		if c.line > 0 && (first == 0 || c.line < first) {
-			first = c.line
-		}
-	}
-	if first == 0 {
-		return e.line
-	}
-	return first
-}
-
 // expectStrings reads the name, metric and stat keys.
-func (d *decoder) expectStrings(i int, x *Expect, have map[string]entry) {
+func (d *decoder) expectStrings(i int, x *Expect, have map[string]tomldoc.Entry) {
 	if c, ok := have["name"]; ok {
-		if s, isString := c.value.(string); isString {
+		if s, isString := c.Value.(string); isString {
 			x.Name = s
 		} else {
-			d.expectFail(i, c, typeError("string", c.value))
+			d.expectFail(i, c, tomldoc.TypeError("string", c.Value))
 		}
 	}
 	if c, ok := have["metric"]; ok {
-		s, isString := c.value.(string)
+		s, isString := c.Value.(string)
 		m, err := results.LookupMetric(s)
 		switch {
 		case !isString:
-			d.expectFail(i, c, typeError("string", c.value))
+			d.expectFail(i, c, tomldoc.TypeError("string", c.Value))
 		case err != nil:
-			d.expectFail(i, c, mark(ErrValue, "%v", err))
+			d.expectFail(i, c, lineerr.Mark(ErrValue, "%v", err))
 		default:
 			x.Metric = m
 		}
 	}
 	if c, ok := have["stat"]; ok {
-		if s, err := readString(oneOf("stat", stats...))(c.value); err != nil {
+		if s, err := readString(oneOf("stat", stats...))(c.Value); err != nil {
 			d.expectFail(i, c, err)
 		} else {
 			x.Stat = s.(string)
@@ -106,14 +93,14 @@ func (d *decoder) expectStrings(i int, x *Expect, have map[string]entry) {
 
 // expectBounds reads min, max, ref and tolerance into x.Lo, x.Hi and
 // x.Bound. table stands for the table itself, for a bound missing.
-func (d *decoder) expectBounds(i int, x *Expect, have map[string]entry, table entry) {
+func (d *decoder) expectBounds(i int, x *Expect, have map[string]tomldoc.Entry, table tomldoc.Entry) {
 	var bounds []string
 	for _, k := range []string{"min", "max"} {
 		c, ok := have[k]
 		if !ok {
 			continue
 		}
-		f, err := readNumber(c.value)
+		f, err := readNumber(c.Value)
 		if err != nil {
 			d.expectFail(i, c, err)
 			continue
@@ -136,7 +123,7 @@ func (d *decoder) expectBounds(i int, x *Expect, have map[string]entry, table en
 	case !hasMin && !hasMax && !hasRef:
 		d.expectFail(i, table, fmt.Errorf("%w: min, max or ref (with a tolerance)", ErrMissingKey))
 	case x.Lo > x.Hi:
-		d.expectFail(i, have["max"], mark(ErrValue, "the bounds leave no value: at least %s and at most %s", fmtNum(x.Lo), fmtNum(x.Hi)))
+		d.expectFail(i, have["max"], lineerr.Mark(ErrValue, "the bounds leave no value: at least %s and at most %s", fmtNum(x.Lo), fmtNum(x.Hi)))
 	}
 	x.Bound = strings.Join(bounds, ", ")
 }
@@ -144,12 +131,12 @@ func (d *decoder) expectBounds(i int, x *Expect, have map[string]entry, table en
 // expectRef reads ref and tolerance: the value may be worse than ref by
 // the tolerance, on the metric's bad side only (below for a rate, above
 // for a time). It returns the bound's text.
-func (d *decoder) expectRef(i int, x *Expect, have map[string]entry) (string, bool) {
+func (d *decoder) expectRef(i int, x *Expect, have map[string]tomldoc.Entry) (string, bool) {
 	rc, hasRef := have["ref"]
 	tc, hasTol := have["tolerance"]
 	switch {
 	case hasTol && !hasRef:
-		d.expectFail(i, tc, mark(ErrValue, "a tolerance needs a ref"))
+		d.expectFail(i, tc, lineerr.Mark(ErrValue, "a tolerance needs a ref"))
 		return "", false
 	case !hasRef:
 		return "", false
@@ -157,12 +144,12 @@ func (d *decoder) expectRef(i int, x *Expect, have map[string]entry) (string, bo
 		d.expectFail(i, rc, fmt.Errorf("%w: a ref needs a tolerance, like tolerance = \"3%%\"", ErrMissingKey))
 		return "", false
 	}
-	ref, err := readNumber(rc.value)
+	ref, err := readNumber(rc.Value)
 	if err != nil {
 		d.expectFail(i, rc, err)
 		return "", false
 	}
-	width, text, err := readTolerance(tc.value, ref)
+	width, text, err := readTolerance(tc.Value, ref)
 	if err != nil {
 		d.expectFail(i, tc, err)
 		return "", false
@@ -187,14 +174,14 @@ func whereKeys() []string {
 }
 
 // decodeWhere reads a where table into w.
-func (d *decoder) decodeWhere(i int, c entry, w *Where) {
-	if _, ok := c.value.(map[string]any); !ok {
-		d.expectFail(i, c, typeError("table", c.value))
+func (d *decoder) decodeWhere(i int, c tomldoc.Entry, w *Where) {
+	if _, ok := c.Value.(map[string]any); !ok {
+		d.expectFail(i, c, tomldoc.TypeError("table", c.Value))
 		return
 	}
 	keys := whereKeys()
-	for _, k := range d.doc.children(c) {
-		switch name := k.name(); {
+	for _, k := range d.doc.Children(c) {
+		switch name := k.Name(); {
 		case name == "benchmark":
 			d.whereValues(i, k, whereBenchmark, func(vals []any) {
 				for _, v := range vals {
@@ -214,15 +201,15 @@ func (d *decoder) decodeWhere(i int, c entry, w *Where) {
 				}
 			})
 		default:
-			d.expectFail(i, k, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(name, keys)))
+			d.expectFail(i, k, tomldoc.UnknownKey(name, keys))
 		}
 	}
 }
 
 // whereValues reads the value or list of values of param p from k and
 // passes them to use.
-func (d *decoder) whereValues(i int, k entry, p *param, use func([]any)) {
-	vals, errs := p.readList(k.value)
+func (d *decoder) whereValues(i int, k tomldoc.Entry, p *param, use func([]any)) {
+	vals, errs := p.readList(k.Value)
 	for _, err := range errs {
 		d.expectFail(i, k, err)
 	}
@@ -233,8 +220,8 @@ func (d *decoder) whereValues(i int, k entry, p *param, use func([]any)) {
 
 // whereSize reads the size key: a size (==), a comparison like
 // ">= 64MiB", or a range "MIN..MAX" (both included).
-func (d *decoder) whereSize(i int, k entry, w *Where) {
-	switch v := k.value.(type) {
+func (d *decoder) whereSize(i int, k tomldoc.Entry, w *Where) {
+	switch v := k.Value.(type) {
 	case int64:
 		n, err := sizeFromInt(v)
 		if err != nil {
@@ -247,7 +234,7 @@ func (d *decoder) whereSize(i int, k entry, w *Where) {
 			a, errA := ParseSize(lo)
 			b, errB := ParseSize(hi)
 			if errA != nil || errB != nil || a > b {
-				d.expectFail(i, k, mark(ErrValue, "size range %q: want \"MIN..MAX\" with MIN <= MAX, like \"64MiB..1GiB\"", v))
+				d.expectFail(i, k, lineerr.Mark(ErrValue, "size range %q: want \"MIN..MAX\" with MIN <= MAX, like \"64MiB..1GiB\"", v))
 				return
 			}
 			w.Sizes = append(w.Sizes, SizeCond{Op: ">=", Size: a}, SizeCond{Op: "<=", Size: b})
@@ -260,7 +247,7 @@ func (d *decoder) whereSize(i int, k entry, w *Where) {
 		}
 		w.Sizes = append(w.Sizes, c)
 	default:
-		d.expectFail(i, k, typeError(`size, comparison like ">= 64MiB" or range like "64MiB..1GiB"`, k.value))
+		d.expectFail(i, k, tomldoc.TypeError(`size, comparison like ">= 64MiB" or range like "64MiB..1GiB"`, k.Value))
 	}
 }
 

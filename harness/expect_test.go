@@ -130,7 +130,7 @@ func TestParseExpectErrors(t *testing.T) {
 		{"string bound", "[[expect]]\nmin = \"95\"\n",
 			"x.toml:4: expect[1].min: want number, got string", harness.ErrType},
 		{"table, not array", "[expect]\nmin = 1\n",
-			"x.toml:3: expect: want an array of tables ([[expect]]), got table", harness.ErrType},
+			"x.toml:3: expect: want list of tables ([[expect]]), got table", harness.ErrType},
 		{"second table", "[[expect]]\nmin = 1\n[[expect]]\nstat = \"p50\"\nmin = 1\n",
 			`x.toml:6: expect[2].stat: unknown stat "p50"; known: median, min, max, mean, p99`, harness.ErrValue},
 	}

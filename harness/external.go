@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -9,8 +10,10 @@ import (
 	"strings"
 
 	"efaxx/benchmarks"
+	"efaxx/lineerr"
 	"efaxx/results/external"
 	"efaxx/results/record"
+	"efaxx/tomldoc"
 )
 
 // External is the [external] table of a sweep whose benchmark is
@@ -45,23 +48,23 @@ type Var struct {
 var placeholders = []string{"ranks", "nodes", "ranks_per_node", "sizes", "min_size", "max_size", "run_dir", "output"}
 
 // externalKeys decode the keys of [external].
-var externalKeys = map[string]func(d *decoder, e entry){
+var externalKeys = map[string]func(d *decoder, e tomldoc.Entry){
 	"program": (*decoder).decodeProgram,
 	"args":    (*decoder).decodeArgs,
 	"env":     (*decoder).decodeExtEnv,
-	"parser":  func(d *decoder, e entry) { d.readExtString(e, &d.ext.Parser, checkParser) },
-	"output":  func(d *decoder, e entry) { d.readExtString(e, &d.ext.Output, checkOutputName) },
+	"parser":  func(d *decoder, e tomldoc.Entry) { d.readExtString(e, &d.ext.Parser, checkParser) },
+	"output":  func(d *decoder, e tomldoc.Entry) { d.readExtString(e, &d.ext.Output, checkOutputName) },
 	"vars":    (*decoder).decodeVars,
 }
 
 // decodeExternal checks the [external] table, key by key.
-func (d *decoder) decodeExternal(e entry) {
+func (d *decoder) decodeExternal(e tomldoc.Entry) {
 	d.ext = &External{}
-	d.extLine = e.line
-	d.decodeTable(e, mapKeys(externalKeys), func(c entry) { externalKeys[c.name()](d, c) })
+	d.extLine = e.Line
+	d.decodeTable(e, slices.Sorted(maps.Keys(externalKeys)), func(c tomldoc.Entry) { externalKeys[c.Name()](d, c) })
 	for _, k := range []string{"program", "parser"} {
-		if _, ok := d.lines["external."+k]; !ok && !d.failedAt(e.key.String()) {
-			d.errs = append(d.errs, &SweepError{File: d.file, Line: e.line, Key: "external." + k, Err: ErrMissingKey})
+		if _, ok := d.lines["external."+k]; !ok && !d.failedAt(e.Key.String()) {
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: e.Line, Key: "external." + k, Err: ErrMissingKey})
 		}
 	}
 }
@@ -78,16 +81,16 @@ func checkParser(s string) error {
 func checkOutputName(s string) error {
 	if s == "" || strings.ContainsAny(s, "/\\\x00") || s == "." || s == ".." || strings.HasPrefix(s, "rank-") ||
 		s == record.ManifestName || s == record.ExternalName {
-		return mark(ErrValue, "output %q: want a file name in the run directory, such as \"results.json\", not a path or one of efaxx's files", s)
+		return lineerr.Mark(ErrValue, "output %q: want a file name in the run directory, such as \"results.json\", not a path or one of efaxx's files", s)
 	}
 	return nil
 }
 
 // readExtString reads a string key of [external] that check accepts.
-func (d *decoder) readExtString(e entry, dst *string, check func(string) error) {
-	s, ok := e.value.(string)
+func (d *decoder) readExtString(e tomldoc.Entry, dst *string, check func(string) error) {
+	s, ok := e.Value.(string)
 	if !ok {
-		d.fail(e, typeError("string", e.value))
+		d.fail(e, tomldoc.TypeError("string", e.Value))
 		return
 	}
 	if err := check(s); err != nil {
@@ -97,11 +100,11 @@ func (d *decoder) readExtString(e entry, dst *string, check func(string) error) 
 	*dst = s
 }
 
-func (d *decoder) decodeProgram(e entry) {
+func (d *decoder) decodeProgram(e tomldoc.Entry) {
 	var s string
 	d.readExtString(e, &s, func(s string) error {
 		if s == "" {
-			return mark(ErrValue, "program is empty: name the program, a path or a name on PATH")
+			return lineerr.Mark(ErrValue, "program is empty: name the program, a path or a name on PATH")
 		}
 		return checkNUL(s)
 	})
@@ -116,16 +119,16 @@ func (d *decoder) decodeProgram(e entry) {
 	d.ext.Program, d.ext.program = s, t
 }
 
-func (d *decoder) decodeArgs(e entry) {
-	list, ok := e.value.([]any)
+func (d *decoder) decodeArgs(e tomldoc.Entry) {
+	list, ok := e.Value.([]any)
 	if !ok {
-		d.fail(e, typeError("list of strings", e.value))
+		d.fail(e, tomldoc.TypeError("list of strings", e.Value))
 		return
 	}
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			d.fail(e, fmt.Errorf("item %d: %w", i+1, typeError("string", item)))
+			d.fail(e, fmt.Errorf("item %d: %w", i+1, tomldoc.TypeError("string", item)))
 			continue
 		}
 		t, err := parseTemplate(s)
@@ -140,21 +143,21 @@ func (d *decoder) decodeArgs(e entry) {
 	}
 }
 
-func (d *decoder) decodeExtEnv(e entry) {
-	if _, ok := e.value.(map[string]any); !ok {
-		d.fail(e, typeError("table of strings", e.value))
+func (d *decoder) decodeExtEnv(e tomldoc.Entry) {
+	if _, ok := e.Value.(map[string]any); !ok {
+		d.fail(e, tomldoc.TypeError("table of strings", e.Value))
 		return
 	}
 	d.ext.Env, d.ext.env = map[string]string{}, map[string]template{}
-	for _, c := range d.doc.children(e) {
-		s, ok := c.value.(string)
+	for _, c := range d.doc.Children(e) {
+		s, ok := c.Value.(string)
 		var t template
 		var err error
 		switch {
-		case !envName.MatchString(c.name()):
-			err = mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.name())
+		case !envName.MatchString(c.Name()):
+			err = lineerr.Mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.Name())
 		case !ok:
-			err = typeError("string", c.value)
+			err = tomldoc.TypeError("string", c.Value)
 		default:
 			if t, err = parseTemplate(s); err == nil {
 				err = checkNUL(s)
@@ -164,7 +167,7 @@ func (d *decoder) decodeExtEnv(e entry) {
 			d.fail(c, err)
 			continue
 		}
-		d.ext.Env[c.name()], d.ext.env[c.name()] = s, t
+		d.ext.Env[c.Name()], d.ext.env[c.Name()] = s, t
 	}
 }
 
@@ -172,28 +175,28 @@ func (d *decoder) decodeExtEnv(e entry) {
 // Every other byte is fine: values reach the program without a shell.
 func checkNUL(s string) error {
 	if strings.IndexByte(s, 0) >= 0 {
-		return mark(ErrValue, "%q holds a NUL byte, which no argument can carry", s)
+		return lineerr.Mark(ErrValue, "%q holds a NUL byte, which no argument can carry", s)
 	}
 	return nil
 }
 
 // decodeVars reads [external.vars].
-func (d *decoder) decodeVars(e entry) {
-	if _, ok := e.value.(map[string]any); !ok {
-		d.fail(e, typeError("table", e.value))
+func (d *decoder) decodeVars(e tomldoc.Entry) {
+	if _, ok := e.Value.(map[string]any); !ok {
+		d.fail(e, tomldoc.TypeError("table", e.Value))
 		return
 	}
-	for _, c := range d.doc.children(e) {
-		if err := checkVarName(c.name()); err != nil {
+	for _, c := range d.doc.Children(e) {
+		if err := checkVarName(c.Name()); err != nil {
 			d.fail(c, err)
 			continue
 		}
-		values, err := readVar(c.value)
+		values, err := readVar(c.Value)
 		if err != nil {
 			d.fail(c, err)
 			continue
 		}
-		d.ext.Vars = append(d.ext.Vars, Var{Name: c.name(), Values: values})
+		d.ext.Vars = append(d.ext.Vars, Var{Name: c.Name(), Values: values})
 	}
 }
 
@@ -201,9 +204,9 @@ func (d *decoder) decodeVars(e entry) {
 func checkVarName(name string) error {
 	switch {
 	case !placeholderName.MatchString(name):
-		return mark(ErrValue, "var %q: want lower-case letters, digits and _, as {name} takes", name)
+		return lineerr.Mark(ErrValue, "var %q: want lower-case letters, digits and _, as {name} takes", name)
 	case slices.Contains(placeholders, name) || paramOf("", name) != nil || paramOf("slurm", name) != nil || name == "benchmark":
-		return mark(ErrValue, "var %q: the name of a param or a built-in placeholder (%s)", name, strings.Join(placeholders, ", "))
+		return lineerr.Mark(ErrValue, "var %q: the name of a param or a built-in placeholder (%s)", name, strings.Join(placeholders, ", "))
 	}
 	return nil
 }
@@ -252,7 +255,7 @@ func readVarValue(raw any, inList bool) (any, error) {
 		for i, x := range v {
 			s, ok := x.(string)
 			if !ok {
-				return nil, fmt.Errorf("item %d: %w", i+1, typeError("string", x))
+				return nil, fmt.Errorf("item %d: %w", i+1, tomldoc.TypeError("string", x))
 			}
 			if err := checkNUL(s); err != nil {
 				return nil, err
@@ -261,7 +264,7 @@ func readVarValue(raw any, inList bool) (any, error) {
 		}
 		return items, nil
 	}
-	return nil, typeError("string, integer, or a list of them", raw)
+	return nil, tomldoc.TypeError("string, integer, or a list of them", raw)
 }
 
 // varNamed returns the var called name, or nil.
@@ -301,7 +304,7 @@ func (x *External) checkPlaceholders(hasSizes bool) error {
 			return err
 		}
 	}
-	for _, k := range mapKeys(x.env) {
+	for _, k := range slices.Sorted(maps.Keys(x.env)) {
 		if err := check("env."+k, x.env[k], false, false); err != nil {
 			return err
 		}
@@ -313,21 +316,21 @@ func (x *External) checkPlaceholders(hasSizes bool) error {
 func (x *External) checkName(name string, t template, asArg, inProgram, hasSizes bool) error {
 	if v := x.varNamed(name); v != nil {
 		if v.isList() && !(asArg && t.whole() == name) {
-			return mark(ErrValue, "{%s} is a list var: only an argument of its own, \"{%s}\", can take it", name, name)
+			return lineerr.Mark(ErrValue, "{%s} is a list var: only an argument of its own, \"{%s}\", can take it", name, name)
 		}
 		return nil
 	}
 	switch {
 	case !slices.Contains(placeholders, name):
 		names := append(append([]string(nil), placeholders...), x.varNames()...)
-		return mark(ErrValue, "unknown placeholder {%s}%s: want a var of [external.vars] or one of %s", name,
-			didYouMean(name, names), strings.Join(placeholders, ", "))
+		return lineerr.Mark(ErrValue, "unknown placeholder {%s}%s: want a var of [external.vars] or one of %s", name,
+			tomldoc.DidYouMean(name, names), strings.Join(placeholders, ", "))
 	case inProgram && (name == "run_dir" || name == "output"):
-		return mark(ErrValue, "{%s} in the program: the program names the runs' benchmark, which must not change per run", name)
+		return lineerr.Mark(ErrValue, "{%s} in the program: the program names the runs' benchmark, which must not change per run", name)
 	case (name == "sizes" || name == "min_size" || name == "max_size") && !hasSizes:
-		return mark(ErrValue, "{%s} without sizes: set [params] sizes", name)
+		return lineerr.Mark(ErrValue, "{%s} without sizes: set [params] sizes", name)
 	case name == "output" && x.Output == "":
-		return mark(ErrValue, "{output} without an output file: set [external] output")
+		return lineerr.Mark(ErrValue, "{output} without an output file: set [external] output")
 	}
 	return nil
 }
@@ -443,17 +446,17 @@ func (d *decoder) resolveExternal(s *Sweep) {
 	ext := slices.Contains(s.Benchmarks, "external")
 	switch {
 	case !ext && d.ext != nil:
-		d.errs = append(d.errs, &SweepError{File: d.file, Line: d.extLine, Key: "external",
-			Err: mark(ErrValue, "applies to benchmark external only, and the sweep runs %s", strings.Join(s.Benchmarks, ", "))})
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.extLine, Key: "external",
+			Err: lineerr.Mark(ErrValue, "applies to benchmark external only, and the sweep runs %s", strings.Join(s.Benchmarks, ", "))})
 		return
 	case !ext:
 		return
 	case len(s.Benchmarks) > 1:
-		d.failParam(benchmarkParam, mark(ErrValue, "external runs alone: put %s in a sweep of its own",
+		d.failParam(benchmarkParam, lineerr.Mark(ErrValue, "external runs alone: put %s in a sweep of its own",
 			strings.Join(slices.DeleteFunc(slices.Clone(s.Benchmarks), func(b string) bool { return b == "external" }), ", ")))
 		return
 	case d.ext == nil:
-		d.errs = append(d.errs, &SweepError{File: d.file, Key: "external", Err: fmt.Errorf("%w: benchmark external needs it", ErrMissingKey)})
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: "external", Err: fmt.Errorf("%w: benchmark external needs it", ErrMissingKey)})
 		return
 	}
 	d.externalDefaults(s)
@@ -462,7 +465,7 @@ func (d *decoder) resolveExternal(s *Sweep) {
 	}
 	sizes := s.valuesOf("sizes")[0].([]uint64)
 	if err := d.ext.checkPlaceholders(len(sizes) > 0); err != nil {
-		d.errs = append(d.errs, &SweepError{File: d.file, Line: d.extLine, Key: "external", Err: err})
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.extLine, Key: "external", Err: err})
 		return
 	}
 	s.External = d.ext
@@ -497,7 +500,7 @@ var whereBenchmark = &param{name: "benchmark", read: readString(func(s string) e
 		return nil
 	}
 	if err := oneOf("benchmark", benchmarks.Names(benchmarks.Benchmark.Measured)...)(s); err != nil {
-		return mark(ErrValue, "%w, or an external program's, as nccl:alltoall", err)
+		return lineerr.Mark(ErrValue, "%w, or an external program's, as nccl:alltoall", err)
 	}
 	return nil
 })}

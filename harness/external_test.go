@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 )
 
 // ncclSweep is the study's NCCL sweep, reduced: three collectives by two
@@ -145,7 +146,7 @@ func TestExternalSweepErrors(t *testing.T) {
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("Parse error =\n%v\nwant\n%s", err, tt.want)
 			}
-			var list harness.ErrorList
+			var list lineerr.Errors
 			if err != nil && !errors.As(err, &list) {
 				t.Errorf("error %T is not an ErrorList", err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"efaxx/benchmarks"
 	"efaxx/results"
+	"efaxx/tomldoc"
 )
 
 // ErrUnknownName is wrapped by the errors of CheckFilter for a value that
@@ -28,7 +29,7 @@ func CheckFilter(ctx context.Context, db *results.DB, f results.RunFilter) error
 	}
 	if f.Status != "" && !slices.Contains(results.Statuses, f.Status) {
 		return fmt.Errorf("status %q: %w: want %s%s", f.Status, ErrUnknownName, strings.Join(results.Statuses, ", "),
-			didYouMean(f.Status, results.Statuses))
+			tomldoc.DidYouMean(f.Status, results.Statuses))
 	}
 	n, err := db.Names(ctx)
 	if err != nil {
@@ -39,7 +40,7 @@ func CheckFilter(ctx context.Context, db *results.DB, f results.RunFilter) error
 		if v == "" || slices.Contains(all, v) {
 			return nil
 		}
-		return fmt.Errorf("%s %q: %w: no stored run has it%s", what, v, ErrUnknownName, didYouMean(v, all))
+		return fmt.Errorf("%s %q: %w: no stored run has it%s", what, v, ErrUnknownName, tomldoc.DidYouMean(v, all))
 	}
 	errs := []error{
 		check("benchmark", f.Benchmark, n.Benchmarks, benchmarks.Names(nil)),
@@ -66,7 +67,7 @@ func CheckParamNames(ctx context.Context, db *results.DB, names []string) error 
 	for _, name := range names {
 		if !slices.Contains(n.Params, name) && !slices.Contains(ParamNames(), name) {
 			errs = append(errs, fmt.Errorf("parameter %q: %w: no stored run has it%s", name, ErrUnknownName,
-				didYouMean(name, slices.Concat(n.Params, ParamNames()))))
+				tomldoc.DidYouMean(name, slices.Concat(n.Params, ParamNames()))))
 		}
 	}
 	return errors.Join(errs...)

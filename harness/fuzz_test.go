@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 )
 
 // FuzzParseSweep checks that Parse never panics, that it answers the same
@@ -63,7 +64,7 @@ func checkExpect(t *testing.T, i int, e harness.Expect) {
 // checkErrors checks that a rejection is a non-empty ErrorList of errors
 // that name the file.
 func checkErrors(t *testing.T, err error) {
-	var list harness.ErrorList
+	var list lineerr.Errors
 	if !errors.As(err, &list) || len(list) == 0 {
 		t.Fatalf("Parse error %#v is not a non-empty ErrorList", err)
 	}

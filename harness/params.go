@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"efaxx/benchmarks"
+	"efaxx/lineerr"
+	"efaxx/tomldoc"
 )
 
 // param is one key of [params]: its name, its default, how one value is read
@@ -91,7 +93,7 @@ func readSlots(raw any) (any, error) {
 		return nil, err
 	}
 	if n := v.(int); n&(n-1) != 0 {
-		return nil, mark(ErrValue, "%d is not a power of two: want 1, 2, 4, 8, 16, 32 or 64", n)
+		return nil, lineerr.Mark(ErrValue, "%d is not a power of two: want 1, 2, 4, 8, 16, 32 or 64", n)
 	}
 	return v, nil
 }
@@ -100,7 +102,7 @@ func readSlots(raw any) (any, error) {
 func nonEmpty(what string) func(string) error {
 	return func(s string) error {
 		if s == "" {
-			return mark(ErrValue, "%s is empty: name NICs (\"nic0,nic1\"), a pattern (\"nic*\"), or \"auto\"", what)
+			return lineerr.Mark(ErrValue, "%s is empty: name NICs (\"nic0,nic1\"), a pattern (\"nic*\"), or \"auto\"", what)
 		}
 		return nil
 	}
@@ -116,10 +118,10 @@ func readGbps(raw any) (any, error) {
 	case float64:
 		v = n
 	default:
-		return nil, typeError("number of Gbps", raw)
+		return nil, tomldoc.TypeError("number of Gbps", raw)
 	}
 	if v < 0 || v > 1e6 || v != v {
-		return nil, mark(ErrValue, "%v Gbps is out of range: want 0 (the provider's speed) up to 1e6", v)
+		return nil, lineerr.Mark(ErrValue, "%v Gbps is out of range: want 0 (the provider's speed) up to 1e6", v)
 	}
 	return v, nil
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -9,7 +10,9 @@ import (
 	"time"
 	"unicode"
 
+	"efaxx/lineerr"
 	"efaxx/slurm"
+	"efaxx/tomldoc"
 )
 
 // Resources is what a sweep asks of Slurm: its [slurm] table, but nodes,
@@ -44,22 +47,22 @@ type Container struct {
 const defaultMPI = "pmix"
 
 // slurmKeys decode the keys of [slurm]; nodes, an axis, is a param.
-var slurmKeys = map[string]func(d *decoder, e entry){
-	"partition":       func(d *decoder, e entry) { d.readSbatchText(e, &d.res.Partition) },
-	"account":         func(d *decoder, e entry) { d.readSbatchText(e, &d.res.Account) },
-	"qos":             func(d *decoder, e entry) { d.readSbatchText(e, &d.res.QOS) },
-	"constraint":      func(d *decoder, e entry) { d.readSbatchText(e, &d.res.Constraint) },
+var slurmKeys = map[string]func(d *decoder, e tomldoc.Entry){
+	"partition":       func(d *decoder, e tomldoc.Entry) { d.readSbatchText(e, &d.res.Partition) },
+	"account":         func(d *decoder, e tomldoc.Entry) { d.readSbatchText(e, &d.res.Account) },
+	"qos":             func(d *decoder, e tomldoc.Entry) { d.readSbatchText(e, &d.res.QOS) },
+	"constraint":      func(d *decoder, e tomldoc.Entry) { d.readSbatchText(e, &d.res.Constraint) },
 	"time":            (*decoder).decodeTime,
-	"ntasks_per_node": func(d *decoder, e entry) { d.readCount(e, &d.res.NTasksPerNode) },
-	"gpus_per_node":   func(d *decoder, e entry) { d.readCount(e, &d.res.GPUsPerNode) },
-	"cpus_per_task":   func(d *decoder, e entry) { d.readCount(e, &d.res.CPUsPerTask) },
+	"ntasks_per_node": func(d *decoder, e tomldoc.Entry) { d.readCount(e, &d.res.NTasksPerNode) },
+	"gpus_per_node":   func(d *decoder, e tomldoc.Entry) { d.readCount(e, &d.res.GPUsPerNode) },
+	"cpus_per_task":   func(d *decoder, e tomldoc.Entry) { d.readCount(e, &d.res.CPUsPerTask) },
 	"exclusive":       (*decoder).decodeExclusive,
 	"mpi":             (*decoder).decodeMPI,
 	"extra":           (*decoder).decodeExtra,
 }
 
 // containerKeys decode the keys of [container].
-var containerKeys = map[string]func(d *decoder, e entry){
+var containerKeys = map[string]func(d *decoder, e tomldoc.Entry){
 	"image":   (*decoder).decodeImage,
 	"mounts":  (*decoder).decodeMounts,
 	"workdir": (*decoder).decodeWorkdir,
@@ -67,39 +70,39 @@ var containerKeys = map[string]func(d *decoder, e entry){
 }
 
 // decodeSlurm checks the [slurm] table, key by key.
-func (d *decoder) decodeSlurm(e entry) {
+func (d *decoder) decodeSlurm(e tomldoc.Entry) {
 	d.slurmTables = true
-	names := append(mapKeys(slurmKeys), paramNames("slurm")...)
-	d.decodeTable(e, names, func(c entry) {
-		if p := paramOf("slurm", c.name()); p != nil {
+	names := append(slices.Sorted(maps.Keys(slurmKeys)), paramNames("slurm")...)
+	d.decodeTable(e, names, func(c tomldoc.Entry) {
+		if p := paramOf("slurm", c.Name()); p != nil {
 			d.decodeParam(p, c)
 		} else {
-			slurmKeys[c.name()](d, c)
+			slurmKeys[c.Name()](d, c)
 		}
 	})
 }
 
 // decodeContainer checks the [container] table, key by key.
-func (d *decoder) decodeContainer(e entry) {
+func (d *decoder) decodeContainer(e tomldoc.Entry) {
 	d.slurmTables = true
 	d.res.Container = &Container{}
-	d.decodeTable(e, mapKeys(containerKeys), func(c entry) { containerKeys[c.name()](d, c) })
-	if d.res.Container.Image == "" && !d.failedAt(e.key.String()) {
-		d.errs = append(d.errs, &SweepError{File: d.file, Line: e.line, Key: e.key.String() + ".image", Err: ErrMissingKey})
+	d.decodeTable(e, slices.Sorted(maps.Keys(containerKeys)), func(c tomldoc.Entry) { containerKeys[c.Name()](d, c) })
+	if d.res.Container.Image == "" && !d.failedAt(e.Key.String()) {
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: e.Line, Key: e.Key.String() + ".image", Err: ErrMissingKey})
 	}
 }
 
 // decodeTable checks that e is a table whose keys are all in names, and
 // hands each key to decode.
-func (d *decoder) decodeTable(e entry, names []string, decode func(c entry)) {
-	if _, ok := e.value.(map[string]any); !ok {
-		d.fail(e, typeError("table", e.value))
+func (d *decoder) decodeTable(e tomldoc.Entry, names []string, decode func(c tomldoc.Entry)) {
+	if _, ok := e.Value.(map[string]any); !ok {
+		d.fail(e, tomldoc.TypeError("table", e.Value))
 		return
 	}
-	for _, c := range d.doc.children(e) {
-		d.lines[c.key.String()] = c.line
-		if !slices.Contains(names, c.name()) {
-			d.fail(c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), names)))
+	for _, c := range d.doc.Children(e) {
+		d.lines[c.Key.String()] = c.Line
+		if !slices.Contains(names, c.Name()) {
+			d.fail(c, tomldoc.UnknownKey(c.Name(), names))
 			continue
 		}
 		decode(c)
@@ -118,14 +121,14 @@ func (d *decoder) failedAt(key string) bool {
 
 // readText reads a string that a job script can carry (see
 // slurm.CheckValue) into dst.
-func (d *decoder) readText(e entry, dst *string) bool {
-	s, ok := e.value.(string)
+func (d *decoder) readText(e tomldoc.Entry, dst *string) bool {
+	s, ok := e.Value.(string)
 	if !ok {
-		d.fail(e, typeError("string", e.value))
+		d.fail(e, tomldoc.TypeError("string", e.Value))
 		return false
 	}
-	if err := slurm.CheckValue(e.name(), s); err != nil {
-		d.fail(e, mark(ErrValue, "%v", err))
+	if err := slurm.CheckValue(e.Name(), s); err != nil {
+		d.fail(e, lineerr.Mark(ErrValue, "%v", err))
 		return false
 	}
 	*dst = s
@@ -133,21 +136,21 @@ func (d *decoder) readText(e entry, dst *string) bool {
 }
 
 // readSbatchText reads a string that goes on an #SBATCH line.
-func (d *decoder) readSbatchText(e entry, dst *string) {
+func (d *decoder) readSbatchText(e tomldoc.Entry, dst *string) {
 	var s string
 	if !d.readText(e, &s) {
 		return
 	}
-	if err := slurm.CheckSbatchValue(e.name(), s); err != nil {
-		d.fail(e, mark(ErrValue, "%v", err))
+	if err := slurm.CheckSbatchValue(e.Name(), s); err != nil {
+		d.fail(e, lineerr.Mark(ErrValue, "%v", err))
 		return
 	}
 	*dst = s
 }
 
 // readCount reads a positive count.
-func (d *decoder) readCount(e entry, dst *int) {
-	v, err := readInt(1, 1<<20)(e.value)
+func (d *decoder) readCount(e tomldoc.Entry, dst *int) {
+	v, err := readInt(1, 1<<20)(e.Value)
 	if err != nil {
 		d.fail(e, err)
 		return
@@ -156,19 +159,19 @@ func (d *decoder) readCount(e entry, dst *int) {
 }
 
 // readPath reads an absolute path.
-func (d *decoder) readPath(e entry, dst *string) {
+func (d *decoder) readPath(e tomldoc.Entry, dst *string) {
 	var s string
 	if !d.readText(e, &s) {
 		return
 	}
 	if !filepath.IsAbs(s) {
-		d.fail(e, mark(ErrValue, "%q is not an absolute path", s))
+		d.fail(e, lineerr.Mark(ErrValue, "%q is not an absolute path", s))
 		return
 	}
 	*dst = s
 }
 
-func (d *decoder) decodeTime(e entry) {
+func (d *decoder) decodeTime(e tomldoc.Entry) {
 	var s string
 	if !d.readText(e, &s) {
 		return
@@ -176,25 +179,25 @@ func (d *decoder) decodeTime(e entry) {
 	limit, err := slurm.ParseTime(s)
 	switch {
 	case err != nil:
-		d.fail(e, mark(ErrValue, "%v", err))
+		d.fail(e, lineerr.Mark(ErrValue, "%v", err))
 	case limit <= 0:
-		d.fail(e, mark(ErrValue, "time %q: want a limit of more than 0", s))
+		d.fail(e, lineerr.Mark(ErrValue, "time %q: want a limit of more than 0", s))
 	default:
 		d.res.Time, d.res.TimeLimit = s, limit
 	}
 }
 
-func (d *decoder) decodeExclusive(e entry) {
-	b, ok := e.value.(bool)
+func (d *decoder) decodeExclusive(e tomldoc.Entry) {
+	b, ok := e.Value.(bool)
 	if !ok {
-		d.fail(e, typeError("boolean", e.value))
+		d.fail(e, tomldoc.TypeError("boolean", e.Value))
 		return
 	}
 	d.res.Exclusive = b
 }
 
-func (d *decoder) decodeMPI(e entry) {
-	v, err := readString(oneOf("mpi plugin", "pmix", "pmi2", "none"))(e.value)
+func (d *decoder) decodeMPI(e tomldoc.Entry) {
+	v, err := readString(oneOf("mpi plugin", "pmix", "pmi2", "none"))(e.Value)
 	if err != nil {
 		d.fail(e, err)
 		return
@@ -220,10 +223,10 @@ var setByEfaxx = map[string]string{
 	"time": "[slurm] time", "constraint": "[slurm] constraint", "exclusive": "[slurm] exclusive",
 }
 
-func (d *decoder) decodeExtra(e entry) {
-	list, ok := e.value.([]any)
+func (d *decoder) decodeExtra(e tomldoc.Entry) {
+	list, ok := e.Value.([]any)
 	if !ok {
-		d.fail(e, typeError("list of strings", e.value))
+		d.fail(e, tomldoc.TypeError("list of strings", e.Value))
 		return
 	}
 	for i, item := range list {
@@ -239,29 +242,29 @@ func (d *decoder) decodeExtra(e entry) {
 func checkExtra(item any) error {
 	s, ok := item.(string)
 	if !ok {
-		return typeError("string", item)
+		return tomldoc.TypeError("string", item)
 	}
 	if err := slurm.CheckSbatchValue("sbatch option", s); err != nil {
-		return mark(ErrValue, "%v", err)
+		return lineerr.Mark(ErrValue, "%v", err)
 	}
 	if !sbatchOption.MatchString(s) {
-		return mark(ErrValue, "sbatch option %q: want --name or --name=value", s)
+		return lineerr.Mark(ErrValue, "sbatch option %q: want --name or --name=value", s)
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(s, "--"), "=")
 	// sbatch reads a prefix of an option as the option, and some options
 	// under other names: what counts is the option it sets.
 	opt, err := slurm.SbatchOption(name)
 	if err != nil {
-		return mark(ErrValue, "sbatch option %q: %v", s, err)
+		return lineerr.Mark(ErrValue, "sbatch option %q: %v", s, err)
 	}
 	reads := ""
 	if opt != name {
 		reads = fmt.Sprintf("sbatch reads --%s as --%s, and ", name, opt)
 	}
 	if key, set := setByEfaxx[opt]; set && key != "" {
-		return mark(ErrValue, "sbatch option %q: %suse %s", s, reads, key)
+		return lineerr.Mark(ErrValue, "sbatch option %q: %suse %s", s, reads, key)
 	} else if set {
-		return mark(ErrValue, "sbatch option %q: %sefaxx sets --%s itself", s, reads, opt)
+		return lineerr.Mark(ErrValue, "sbatch option %q: %sefaxx sets --%s itself", s, reads, opt)
 	}
 	return nil
 }
@@ -270,7 +273,7 @@ func checkExtra(item any) error {
 // [USER@][REGISTRY#]IMAGE[:TAG].
 var registryRef = regexp.MustCompile(`^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+(:[0-9]+)?#)?[A-Za-z0-9._/-]+(:[A-Za-z0-9._-]+)?(@sha256:[0-9a-f]{64})?$`)
 
-func (d *decoder) decodeImage(e entry) {
+func (d *decoder) decodeImage(e tomldoc.Entry) {
 	var s string
 	if !d.readText(e, &s) {
 		return
@@ -288,23 +291,23 @@ func (d *decoder) decodeImage(e entry) {
 func resolveImage(s, dir string) (string, error) {
 	switch {
 	case strings.HasPrefix(s, "dockerd://"):
-		return "", mark(ErrValue, "image %q: compute nodes have no Docker daemon to import from; "+
+		return "", lineerr.Mark(ErrValue, "image %q: compute nodes have no Docker daemon to import from; "+
 			"import it on a build host (make sqush) and give the .sqsh path", s)
 	case strings.Contains(s, "://"):
-		return "", mark(ErrValue, "image %q: pyxis takes [USER@][REGISTRY#]IMAGE[:TAG] without a scheme, or a squashfs path", s)
+		return "", lineerr.Mark(ErrValue, "image %q: pyxis takes [USER@][REGISTRY#]IMAGE[:TAG] without a scheme, or a squashfs path", s)
 	case filepath.IsAbs(s):
 		return s, nil
 	case strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../"):
 		abs, err := filepath.Abs(filepath.Join(dir, s))
 		if err != nil {
-			return "", mark(ErrValue, "image %q: %v", s, err)
+			return "", lineerr.Mark(ErrValue, "image %q: %v", s, err)
 		}
 		return abs, nil
 	case strings.HasSuffix(s, ".sqsh") || strings.HasSuffix(s, ".squashfs"):
 		// pyxis reads a path without / or ./ in front as a registry image.
-		return "", mark(ErrValue, "image %q: a squashfs path must start with / or ./ (write \"./%s\")", s, s)
+		return "", lineerr.Mark(ErrValue, "image %q: a squashfs path must start with / or ./ (write \"./%s\")", s, s)
 	case !registryRef.MatchString(s):
-		return "", mark(ErrValue, "image %q: neither a squashfs path (/… or ./…) nor a registry reference [USER@][REGISTRY#]IMAGE[:TAG]", s)
+		return "", lineerr.Mark(ErrValue, "image %q: neither a squashfs path (/… or ./…) nor a registry reference [USER@][REGISTRY#]IMAGE[:TAG]", s)
 	}
 	return s, nil
 }
@@ -313,10 +316,10 @@ func resolveImage(s, dir string) (string, error) {
 // ro, rw, rprivate, x-create=dir, joined by '+'.
 var mountFlags = regexp.MustCompile(`^[a-z0-9_=-]+(\+[a-z0-9_=-]+)*$`)
 
-func (d *decoder) decodeMounts(e entry) {
-	list, ok := e.value.([]any)
+func (d *decoder) decodeMounts(e tomldoc.Entry) {
+	list, ok := e.Value.([]any)
 	if !ok {
-		d.fail(e, typeError("list of strings", e.value))
+		d.fail(e, tomldoc.TypeError("list of strings", e.Value))
 		return
 	}
 	for i, item := range list {
@@ -335,34 +338,34 @@ func (d *decoder) decodeMounts(e entry) {
 func checkMount(item any) (string, error) {
 	s, ok := item.(string)
 	if !ok {
-		return "", typeError("string", item)
+		return "", tomldoc.TypeError("string", item)
 	}
 	if err := slurm.CheckValue("mount", s); err != nil {
-		return "", mark(ErrValue, "%v", err)
+		return "", lineerr.Mark(ErrValue, "%v", err)
 	}
 	if strings.Contains(s, ",") {
-		return "", mark(ErrValue, "mount %q: a comma separates mounts", s)
+		return "", lineerr.Mark(ErrValue, "mount %q: a comma separates mounts", s)
 	}
 	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
-		return "", mark(ErrValue, "mount %q: holds whitespace, which enroot's mount table cannot carry in a path", s)
+		return "", lineerr.Mark(ErrValue, "mount %q: holds whitespace, which enroot's mount table cannot carry in a path", s)
 	}
 	parts := strings.Split(s, ":")
 	switch {
 	case len(parts) < 2:
-		return "", mark(ErrValue, "mount %q: want SRC:DST or SRC:DST:FLAGS", s)
+		return "", lineerr.Mark(ErrValue, "mount %q: want SRC:DST or SRC:DST:FLAGS", s)
 	case len(parts) > 3 || (len(parts) == 3 && filepath.IsAbs(parts[2])):
-		return "", mark(ErrValue, "mount %q: a path holds ':', which pyxis reads as the separator of SRC:DST:FLAGS", s)
+		return "", lineerr.Mark(ErrValue, "mount %q: a path holds ':', which pyxis reads as the separator of SRC:DST:FLAGS", s)
 	case !filepath.IsAbs(parts[0]) || !filepath.IsAbs(parts[1]):
-		return "", mark(ErrValue, "mount %q: SRC and DST must be absolute paths", s)
+		return "", lineerr.Mark(ErrValue, "mount %q: SRC and DST must be absolute paths", s)
 	case len(parts) == 3 && !mountFlags.MatchString(parts[2]):
-		return "", mark(ErrValue, "mount %q: flags %q: want words like ro or rprivate joined by '+'", s, parts[2])
+		return "", lineerr.Mark(ErrValue, "mount %q: flags %q: want words like ro or rprivate joined by '+'", s, parts[2])
 	}
 	return s, nil
 }
 
 // decodeWorkdir reads [container] workdir: an absolute path that pyxis can
 // hand to enroot, so without whitespace or ':'.
-func (d *decoder) decodeWorkdir(e entry) {
+func (d *decoder) decodeWorkdir(e tomldoc.Entry) {
 	var s string
 	d.readPath(e, &s)
 	if err := CheckContainerPath("workdir", s); err != nil {
@@ -377,7 +380,7 @@ func (d *decoder) decodeWorkdir(e entry) {
 // mounted into every container at its own path, so it is checked too.
 func CheckContainerPath(what, path string) error {
 	if i := strings.IndexFunc(path, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }); i >= 0 {
-		return mark(ErrValue, "%s %q: holds %q, which pyxis and enroot cannot carry in a container path", what, path, path[i:i+1])
+		return lineerr.Mark(ErrValue, "%s %q: holds %q, which pyxis and enroot cannot carry in a container path", what, path, path[i:i+1])
 	}
 	return nil
 }
@@ -396,26 +399,26 @@ var reservedEnv = []struct{ prefix, why string }{
 	{"OMPI_COMM_WORLD_", "the launcher sets OMPI_COMM_WORLD_ variables for each rank; the runner reads its rank from them"},
 }
 
-func (d *decoder) decodeEnv(e entry) {
-	if _, ok := e.value.(map[string]any); !ok {
-		d.fail(e, typeError("table of strings", e.value))
+func (d *decoder) decodeEnv(e tomldoc.Entry) {
+	if _, ok := e.Value.(map[string]any); !ok {
+		d.fail(e, tomldoc.TypeError("table of strings", e.Value))
 		return
 	}
 	env := map[string]string{}
-	for _, c := range d.doc.children(e) {
-		if !envName.MatchString(c.name()) {
-			d.fail(c, mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.name()))
+	for _, c := range d.doc.Children(e) {
+		if !envName.MatchString(c.Name()) {
+			d.fail(c, lineerr.Mark(ErrValue, "%q is not a variable name: want letters, digits and '_', not starting with a digit", c.Name()))
 			continue
 		}
 		if i := slices.IndexFunc(reservedEnv, func(r struct{ prefix, why string }) bool {
-			return strings.HasPrefix(c.name(), r.prefix)
+			return strings.HasPrefix(c.Name(), r.prefix)
 		}); i >= 0 {
-			d.fail(c, mark(ErrValue, "%s is efaxx's to set: %s", c.name(), reservedEnv[i].why))
+			d.fail(c, lineerr.Mark(ErrValue, "%s is efaxx's to set: %s", c.Name(), reservedEnv[i].why))
 			continue
 		}
 		var v string
 		if d.readText(c, &v) {
-			env[c.name()] = v
+			env[c.Name()] = v
 		}
 	}
 	d.res.Container.Env = env
@@ -429,17 +432,17 @@ func (d *decoder) checkShape(ranks, nodes []any, ranksSet bool) {
 	for _, n := range nodes {
 		if tpn > 0 && !ranksSet {
 			if r := n.(int) * tpn; r < 2 || r > 65536 {
-				d.errs = append(d.errs, &SweepError{File: d.file, Line: d.lines["slurm.ntasks_per_node"],
-					Key: "slurm.ntasks_per_node", Err: mark(ErrValue, "nodes = %d × ntasks_per_node = %d is %d ranks: want 2..65536", n, tpn, r)})
+				d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.lines["slurm.ntasks_per_node"],
+					Key: "slurm.ntasks_per_node", Err: lineerr.Mark(ErrValue, "nodes = %d × ntasks_per_node = %d is %d ranks: want 2..65536", n, tpn, r)})
 			}
 			continue
 		}
 		for _, r := range ranks {
 			switch {
 			case r.(int)%n.(int) != 0:
-				d.shapeError(mark(ErrValue, "ranks = %d do not spread evenly over nodes = %d", r, n))
+				d.shapeError(lineerr.Mark(ErrValue, "ranks = %d do not spread evenly over nodes = %d", r, n))
 			case tpn > 0 && r.(int) != n.(int)*tpn:
-				d.shapeError(mark(ErrValue, "ranks = %d over nodes = %d is %d per node, but ntasks_per_node = %d", r, n, r.(int)/n.(int), tpn))
+				d.shapeError(lineerr.Mark(ErrValue, "ranks = %d over nodes = %d is %d per node, but ntasks_per_node = %d", r, n, r.(int)/n.(int), tpn))
 			}
 		}
 	}
@@ -453,14 +456,4 @@ func (d *decoder) shapeError(err error) {
 		p = paramNamed("ranks")
 	}
 	d.failParam(p, err)
-}
-
-// mapKeys returns the keys of m, sorted.
-func mapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // sizeUnits are the units a size may carry, all powers of 1024, largest
@@ -35,9 +37,9 @@ func ParseSize(s string) (uint64, error) {
 	}
 	if num == "" {
 		if strings.HasPrefix(unit, "-") {
-			return 0, mark(ErrSize, "size %q: negative", s)
+			return 0, lineerr.Mark(ErrSize, "size %q: negative", s)
 		}
-		return 0, mark(ErrSize, "size %q: want a whole number of bytes with an optional unit, like 4096 or \"4KiB\"", s)
+		return 0, lineerr.Mark(ErrSize, "size %q: want a whole number of bytes with an optional unit, like 4096 or \"4KiB\"", s)
 	}
 	mult, err := unitBytes(s, num, strings.TrimSpace(unit))
 	if err != nil {
@@ -45,10 +47,10 @@ func ParseSize(s string) (uint64, error) {
 	}
 	n, err := strconv.ParseUint(num, 10, 64)
 	if err != nil || n > math.MaxUint64/mult {
-		return 0, mark(ErrSize, "size %q: larger than 2^64-1 bytes", s)
+		return 0, lineerr.Mark(ErrSize, "size %q: larger than 2^64-1 bytes", s)
 	}
 	if n == 0 {
-		return 0, mark(ErrSize, "size %q: zero bytes", s)
+		return 0, lineerr.Mark(ErrSize, "size %q: zero bytes", s)
 	}
 	return n * mult, nil
 }
@@ -75,9 +77,9 @@ func unitBytes(s, num, unit string) (uint64, error) {
 	switch strings.ToUpper(unit) {
 	case "KB", "MB", "GB", "TB":
 		binary := strings.ToUpper(unit[:1]) + "iB"
-		return 0, mark(ErrSize, "size %q: unit %q is ambiguous (1000 or 1024?): write %q, or a number of bytes", s, unit, num+binary)
+		return 0, lineerr.Mark(ErrSize, "size %q: unit %q is ambiguous (1000 or 1024?): write %q, or a number of bytes", s, unit, num+binary)
 	}
-	return 0, mark(ErrSize, "size %q: unknown unit %q: want B, KiB, MiB, GiB or TiB", s, unit)
+	return 0, lineerr.Mark(ErrSize, "size %q: unknown unit %q: want B, KiB, MiB, GiB or TiB", s, unit)
 }
 
 // fractionError explains that sizes are whole numbers, and when the fraction
@@ -87,13 +89,13 @@ func fractionError(s, num, rest string) error {
 	r, ok := new(big.Rat).SetString(num + "." + digits)
 	mult, err := unitBytes(s, num, strings.TrimSpace(unit))
 	if !ok || err != nil {
-		return mark(ErrSize, "size %q: fractions are not allowed", s)
+		return lineerr.Mark(ErrSize, "size %q: fractions are not allowed", s)
 	}
 	r.Mul(r, new(big.Rat).SetUint64(mult))
 	if !r.IsInt() || !r.Num().IsUint64() || r.Sign() == 0 {
-		return mark(ErrSize, "size %q: fractions are not allowed", s)
+		return lineerr.Mark(ErrSize, "size %q: fractions are not allowed", s)
 	}
-	return mark(ErrSize, "size %q: fractions are not allowed: write %q", s, FormatSize(r.Num().Uint64()))
+	return lineerr.Mark(ErrSize, "size %q: fractions are not allowed: write %q", s, FormatSize(r.Num().Uint64()))
 }
 
 // FormatSize returns n in the shortest exact form that ParseSize reads back:
@@ -112,9 +114,9 @@ func FormatSize(n uint64) string {
 func sizeFromInt(n int64) (uint64, error) {
 	switch {
 	case n < 0:
-		return 0, mark(ErrSize, "size %d: negative", n)
+		return 0, lineerr.Mark(ErrSize, "size %d: negative", n)
 	case n == 0:
-		return 0, mark(ErrSize, "size 0: zero bytes")
+		return 0, lineerr.Mark(ErrSize, "size 0: zero bytes")
 	}
 	return uint64(n), nil
 }

@@ -3,6 +3,8 @@ package harness
 import (
 	"strconv"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // defaultStep is the factor between sizes of a range written without " xN".
@@ -18,22 +20,22 @@ func isRange(s string) bool { return strings.Contains(s, "..") }
 func parseRange(s string) ([]uint64, error) {
 	minText, maxText, stepText, ok := splitRange(s)
 	if !ok {
-		return nil, mark(ErrValue, "range %q: want \"MIN..MAX\" or \"MIN..MAX xN\", like \"4KiB..16MiB x4\"", s)
+		return nil, lineerr.Mark(ErrValue, "range %q: want \"MIN..MAX\" or \"MIN..MAX xN\", like \"4KiB..16MiB x4\"", s)
 	}
 	lo, err := ParseSize(minText)
 	if err != nil {
-		return nil, mark(ErrValue, "range %q: %w", s, err)
+		return nil, lineerr.Mark(ErrValue, "range %q: %w", s, err)
 	}
 	hi, err := ParseSize(maxText)
 	if err != nil {
-		return nil, mark(ErrValue, "range %q: %w", s, err)
+		return nil, lineerr.Mark(ErrValue, "range %q: %w", s, err)
 	}
 	step, err := parseStep(stepText)
 	if err != nil {
-		return nil, mark(ErrValue, "range %q: %w", s, err)
+		return nil, lineerr.Mark(ErrValue, "range %q: %w", s, err)
 	}
 	if lo > hi {
-		return nil, mark(ErrValue, "range %q: minimum is larger than maximum", s)
+		return nil, lineerr.Mark(ErrValue, "range %q: minimum is larger than maximum", s)
 	}
 	return expandRange(lo, hi, step), nil
 }
@@ -60,7 +62,7 @@ func parseStep(text string) (uint64, error) {
 	}
 	n, err := strconv.ParseUint(strings.TrimSpace(text), 10, 64)
 	if err != nil || n < 2 {
-		return 0, mark(ErrValue, "step \"x%s\": want a whole number of at least 2", strings.TrimSpace(text))
+		return 0, lineerr.Mark(ErrValue, "step \"x%s\": want a whole number of at least 2", strings.TrimSpace(text))
 	}
 	return n, nil
 }

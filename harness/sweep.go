@@ -4,15 +4,14 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"math"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"efaxx/lineerr"
+	"efaxx/tomldoc"
 )
 
 // MaxPoints is the most points a sweep may expand to unless its file's
@@ -55,7 +54,7 @@ type Sweep struct {
 }
 
 // Load reads and parses the sweep file at path. A file that is not a valid
-// sweep gives an ErrorList; one that cannot be read gives the os error.
+// sweep gives an lineerr.Errors; one that cannot be read gives the os error.
 func Load(path string) (*Sweep, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -67,53 +66,44 @@ func Load(path string) (*Sweep, error) {
 // Parse parses and validates a sweep file. The file name is used only in
 // messages and in Sweep.File.
 //
-// When data is not a valid sweep, Parse returns an ErrorList holding every
-// problem in the file, in line order, except after a TOML syntax error: the
-// syntax error stops the parse and is the only one reported.
+// When data is not a valid sweep, Parse returns a lineerr.Errors holding
+// every problem in the file, in line order, except after a TOML syntax
+// error: the syntax error stops the parse and is the only one reported.
 func Parse(file string, data []byte) (*Sweep, error) {
 	sum := sha256.Sum256(data)
 	s := &Sweep{File: file, Text: data, Hash: hex.EncodeToString(sum[:])}
-	doc, top, err := parseDocument(data)
+	d, top, err := newDecoder(file, data)
 	if err != nil {
-		return nil, ErrorList{syntaxError(file, err)}
+		return nil, err
 	}
-	d := &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]entry),
-		lines: make(map[string]int)}
 	d.top(top)
 	d.resolve(s)
-	if len(d.errs) > 0 {
-		slices.SortStableFunc(d.errs, func(a, b *SweepError) int { return cmp.Compare(sortLine(a), sortLine(b)) })
-		return nil, d.errs
+	d.errs.Sort()
+	if err := d.errs.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// sortLine orders errors by line, with errors about the whole file (a
-// missing key) after those at a line.
-func sortLine(e *SweepError) int {
-	if e.Line == 0 {
-		return math.MaxInt
+// newDecoder parses data and returns a decoder of its entries, or the
+// syntax error.
+func newDecoder(file string, data []byte) (*decoder, []tomldoc.Entry, error) {
+	doc, top, err := tomldoc.Parse(file, data)
+	if err != nil {
+		return nil, nil, err
 	}
-	return e.Line
-}
-
-// syntaxError turns the toml package's error into a SweepError.
-func syntaxError(file string, err error) *SweepError {
-	var perr toml.ParseError
-	if errors.As(err, &perr) {
-		return &SweepError{File: file, Line: perr.Position.Line, Err: fmt.Errorf("%w: %s", ErrSyntax, perr.Message)}
-	}
-	return &SweepError{File: file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+	return &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]tomldoc.Entry),
+		lines: make(map[string]int)}, top, nil
 }
 
 // decoder validates the keys of one sweep file and collects every error.
 type decoder struct {
 	file        string
-	doc         *document
+	doc         *tomldoc.Document
 	name        string
 	desc        string
-	values      map[*param][]any // values of the params the file sets
-	entries     map[*param]entry // where the file sets them
+	values      map[*param][]any         // values of the params the file sets
+	entries     map[*param]tomldoc.Entry // where the file sets them
 	expects     []Expect
 	maxPoints   int            // max_points; 0 for MaxPoints
 	res         Resources      // the [slurm] and [container] tables
@@ -121,24 +111,24 @@ type decoder struct {
 	lines       map[string]int // line of each other key of [slurm] and [external], by dotted path
 	ext         *External      // the [external] table; nil without one
 	extLine     int            // its line
-	errs        ErrorList
+	errs        lineerr.Errors
 }
 
 // fail records err against the key of e.
-func (d *decoder) fail(e entry, err error) {
-	d.errs = append(d.errs, &SweepError{File: d.file, Line: e.line, Key: e.key.String(), Err: err})
+func (d *decoder) fail(e tomldoc.Entry, err error) {
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: e.Line, Key: e.Key.String(), Err: err})
 }
 
 // topKeys are the keys of a sweep file's top-level table.
 var topKeys = []struct {
 	name     string
 	required bool
-	decode   func(d *decoder, e entry)
+	decode   func(d *decoder, e tomldoc.Entry)
 }{
 	{"name", true, (*decoder).decodeName},
 	{"description", false, (*decoder).decodeDescription},
 	{"max_points", false, (*decoder).decodeMaxPoints},
-	{"benchmark", true, func(d *decoder, e entry) { d.decodeParam(benchmarkParam, e) }},
+	{"benchmark", true, func(d *decoder, e tomldoc.Entry) { d.decodeParam(benchmarkParam, e) }},
 	{"params", false, (*decoder).decodeParams},
 	{"expect", false, (*decoder).decodeExpects},
 	{"slurm", false, (*decoder).decodeSlurm},
@@ -147,56 +137,56 @@ var topKeys = []struct {
 }
 
 // top decodes the top-level table and reports missing required keys.
-func (d *decoder) top(entries []entry) {
+func (d *decoder) top(entries []tomldoc.Entry) {
 	names := make([]string, len(topKeys))
 	seen := make(map[string]bool)
 	for i, k := range topKeys {
 		names[i] = k.name
 	}
 	for _, e := range entries {
-		i := slices.Index(names, e.name())
+		i := slices.Index(names, e.Name())
 		if i < 0 {
-			d.fail(e, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(e.name(), names)))
+			d.fail(e, tomldoc.UnknownKey(e.Name(), names))
 			continue
 		}
-		seen[e.name()] = true
+		seen[e.Name()] = true
 		topKeys[i].decode(d, e)
 	}
 	for _, k := range topKeys {
 		if k.required && !seen[k.name] {
-			d.errs = append(d.errs, &SweepError{File: d.file, Key: k.name, Err: ErrMissingKey})
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: k.name, Err: ErrMissingKey})
 		}
 	}
 }
 
 // decodeName checks the name key.
-func (d *decoder) decodeName(e entry) {
-	s, ok := e.value.(string)
+func (d *decoder) decodeName(e tomldoc.Entry) {
+	s, ok := e.Value.(string)
 	switch {
 	case !ok:
-		d.fail(e, typeError("string", e.value))
+		d.fail(e, tomldoc.TypeError("string", e.Value))
 	case len(s) > maxNameLen:
-		d.fail(e, mark(ErrValue, "name is %d bytes long: want at most %d", len(s), maxNameLen))
+		d.fail(e, lineerr.Mark(ErrValue, "name is %d bytes long: want at most %d", len(s), maxNameLen))
 	case !validName.MatchString(s):
-		d.fail(e, mark(ErrValue, "%q is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit", s))
+		d.fail(e, lineerr.Mark(ErrValue, "%q is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit", s))
 	default:
 		d.name = s
 	}
 }
 
 // decodeDescription checks the description key.
-func (d *decoder) decodeDescription(e entry) {
-	s, ok := e.value.(string)
+func (d *decoder) decodeDescription(e tomldoc.Entry) {
+	s, ok := e.Value.(string)
 	if !ok {
-		d.fail(e, typeError("string", e.value))
+		d.fail(e, tomldoc.TypeError("string", e.Value))
 		return
 	}
 	d.desc = s
 }
 
 // decodeMaxPoints reads max_points, the file's own limit on its points.
-func (d *decoder) decodeMaxPoints(e entry) {
-	v, err := readInt(1, maxMaxPoints)(e.value)
+func (d *decoder) decodeMaxPoints(e tomldoc.Entry) {
+	v, err := readInt(1, maxMaxPoints)(e.Value)
 	if err != nil {
 		d.fail(e, err)
 		return
@@ -205,16 +195,16 @@ func (d *decoder) decodeMaxPoints(e entry) {
 }
 
 // decodeParams checks the [params] table, key by key.
-func (d *decoder) decodeParams(e entry) {
-	if _, ok := e.value.(map[string]any); !ok {
-		d.fail(e, typeError("table", e.value))
+func (d *decoder) decodeParams(e tomldoc.Entry) {
+	if _, ok := e.Value.(map[string]any); !ok {
+		d.fail(e, tomldoc.TypeError("table", e.Value))
 		return
 	}
 	names := paramNames("")
-	for _, c := range d.doc.children(e) {
-		p := paramOf("", c.name())
+	for _, c := range d.doc.Children(e) {
+		p := paramOf("", c.Name())
 		if p == nil {
-			d.fail(c, fmt.Errorf("%w%s", ErrUnknownKey, didYouMean(c.name(), names)))
+			d.fail(c, tomldoc.UnknownKey(c.Name(), names))
 			continue
 		}
 		d.decodeParam(p, c)
@@ -222,8 +212,8 @@ func (d *decoder) decodeParams(e entry) {
 }
 
 // decodeParam reads the value of p from e.
-func (d *decoder) decodeParam(p *param, e entry) {
-	vals, errs := p.values(e.value)
+func (d *decoder) decodeParam(p *param, e tomldoc.Entry) {
+	vals, errs := p.values(e.Value)
 	for _, err := range errs {
 		d.fail(e, err)
 	}
@@ -256,12 +246,12 @@ func (d *decoder) resolve(s *Sweep) {
 	d.resolveExternal(s)
 	d.checkBenchmarks(s)
 	if err := checkCombinations(s); err != nil {
-		d.errs = append(d.errs, &SweepError{File: d.file, Key: "params.strategy", Err: err})
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: "params.strategy", Err: err})
 	}
 	d.resolveResources(s)
 	limit := cmp.Or(d.maxPoints, MaxPoints)
 	if n := s.count(); n > limit {
-		d.errs = append(d.errs, &SweepError{File: d.file, Err: mark(ErrTooLarge,
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Err: lineerr.Mark(ErrTooLarge,
 			"sweep expands to %s points (%s), more than max_points = %d: a list where a range or one value was meant? "+
 				"A larger max_points at the top of the file allows it", countText(n), strings.Join(s.axisSizes(), " × "), limit)})
 	}
@@ -275,11 +265,11 @@ func (d *decoder) resolve(s *Sweep) {
 func checkCombinations(s *Sweep) error {
 	strategy := slices.Index(axes(), paramNamed("strategy"))
 	if slices.Contains(s.Benchmarks, "sendrecv") && slices.Contains(s.values[strategy], any("adaptive")) {
-		return mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
+		return lineerr.Mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
 			"its message arrives on before the sender picks one; use write or all2all, or a fixed strategy")
 	}
 	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.values[strategy], any("round-robin")) {
-		return mark(ErrValue, "proxy cannot use the round-robin strategy: its CPU proxy writes to one peer at a "+
+		return lineerr.Mark(ErrValue, "proxy cannot use the round-robin strategy: its CPU proxy writes to one peer at a "+
 			"time; use single, split, per-op or adaptive")
 	}
 	return nil

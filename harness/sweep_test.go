@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 )
 
 func TestParseDemo(t *testing.T) {
@@ -54,7 +55,7 @@ func TestParseErrors(t *testing.T) {
 			"sweeps/x.toml:2: benchmarks: unknown key (did you mean \"benchmark\"?)\n" +
 				"sweeps/x.toml: benchmark: missing required key"},
 		{"unknown key, nothing close", head + "colour = \"red\"\n",
-			"sweeps/x.toml:3: colour: unknown key"},
+			"sweeps/x.toml:3: colour: unknown key; known: benchmark, container, description, expect, external, max_points, name, params, slurm"},
 		{"case matters", head + "Name = \"y\"\n",
 			`sweeps/x.toml:3: Name: unknown key (did you mean "name"?)`},
 		{"quoted key", head + "[params]\n\"ranks x\" = 2\n",
@@ -177,7 +178,7 @@ func TestParseErrors(t *testing.T) {
 		{"multi-line list", head + "[params]\nranks = 2\nsizes = [\n  \"4KiB\",\n  \"4KB\",\n]\n",
 			`sweeps/x.toml:5: params.sizes: item 2: size "4KB": unit "KB" is ambiguous (1000 or 1024?): write "4KiB", or a number of bytes`},
 		{"after a multi-line string", "description = \"\"\"\none\ntwo\n\"\"\"\n" + head + "ranks = 1\n",
-			"sweeps/x.toml:7: ranks: unknown key"},
+			"sweeps/x.toml:7: ranks: unknown key; known: benchmark, container, description, expect, external, max_points, name, params, slurm"},
 
 		// Several errors at once, in line order.
 		{"every error reported", `# line 1
@@ -224,11 +225,11 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 
 func TestParseErrorValues(t *testing.T) {
 	_, err := harness.Parse("x.toml", []byte("name = \"x\"\nbenchmark = \"write\"\nparams.ranks = \"two\"\nparams.sizes = []\n"))
-	var list harness.ErrorList
+	var list lineerr.Errors
 	if !errors.As(err, &list) {
 		t.Fatalf("Parse() error = %#v, want an ErrorList", err)
 	}
-	want := harness.ErrorList{
+	want := lineerr.Errors{
 		{File: "x.toml", Line: 3, Key: "params.ranks", Err: list[0].Err},
 		{File: "x.toml", Line: 4, Key: "params.sizes", Err: list[1].Err},
 	}
@@ -252,7 +253,7 @@ func TestParseErrorValues(t *testing.T) {
 	if errors.Is(err, harness.ErrSyntax) {
 		t.Errorf("errors.Is(%v, ErrSyntax) = true, want false", err)
 	}
-	var first *harness.SweepError
+	var first *lineerr.Error
 	if !errors.As(err, &first) || first != list[0] {
 		t.Errorf("errors.As(err, *SweepError) = %v, want the first error", first)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // A template is one element of an external sweep's program, args or env:
@@ -40,11 +42,11 @@ func parseTemplate(text string) (template, error) {
 		case c == '{':
 			end := strings.IndexByte(text[i:], '}')
 			if end < 0 {
-				return t, mark(ErrValue, "%q: a { without its }: write {{ for a literal brace", text)
+				return t, lineerr.Mark(ErrValue, "%q: a { without its }: write {{ for a literal brace", text)
 			}
 			name := text[i+1 : i+end]
 			if !placeholderName.MatchString(name) {
-				return t, mark(ErrValue, "%q: {%s} is not a placeholder: want {name} of lower-case letters, digits and _, or {{ for a brace", text, name)
+				return t, lineerr.Mark(ErrValue, "%q: {%s} is not a placeholder: want {name} of lower-case letters, digits and _, or {{ for a brace", text, name)
 			}
 			if lit.Len() > 0 {
 				t.parts = append(t.parts, tplPart{lit: lit.String()})
@@ -53,7 +55,7 @@ func parseTemplate(text string) (template, error) {
 			t.parts = append(t.parts, tplPart{name: name})
 			i += end
 		case c == '}':
-			return t, mark(ErrValue, "%q: a } without its {: write }} for a literal brace", text)
+			return t, lineerr.Mark(ErrValue, "%q: a } without its {: write }} for a literal brace", text)
 		default:
 			lit.WriteByte(c)
 		}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"efaxx/lineerr"
 	"efaxx/slurm"
+	"efaxx/tomldoc"
 )
 
 // Resolved values have one Go type per kind of param: string, int,
@@ -17,32 +19,6 @@ import (
 // reader reads one TOML value into its resolved Go value and checks it.
 type reader func(raw any) (any, error)
 
-// typeName returns the name of a TOML value's type as a sweep author knows it.
-func typeName(raw any) string {
-	switch raw.(type) {
-	case string:
-		return "string"
-	case int64:
-		return "integer"
-	case float64:
-		return "float"
-	case bool:
-		return "boolean"
-	case time.Time:
-		return "datetime"
-	case []any, []map[string]any:
-		return "list"
-	case map[string]any:
-		return "table"
-	}
-	return fmt.Sprintf("%T", raw)
-}
-
-// typeError says that a value of raw's type came where want was expected.
-func typeError(want string, raw any) error {
-	return mark(ErrType, "want %s, got %s", want, typeName(raw))
-}
-
 // readString reads a string that check accepts. A string with a line
 // break or another control character is refused first: it becomes an
 // argument in a job script, where no quoting can carry it.
@@ -50,10 +26,10 @@ func readString(check func(string) error) reader {
 	return func(raw any) (any, error) {
 		s, ok := raw.(string)
 		if !ok {
-			return nil, typeError("string", raw)
+			return nil, tomldoc.TypeError("string", raw)
 		}
 		if err := slurm.CheckValue("value", s); err != nil {
-			return nil, mark(ErrValue, "%v", err)
+			return nil, lineerr.Mark(ErrValue, "%v", err)
 		}
 		if err := check(s); err != nil {
 			return nil, err
@@ -70,7 +46,7 @@ func oneOf(what string, values ...string) func(string) error {
 				return nil
 			}
 		}
-		return mark(ErrValue, "unknown %s %q%s; known: %s", what, s, didYouMean(s, values), strings.Join(values, ", "))
+		return lineerr.Mark(ErrValue, "unknown %s %q%s; known: %s", what, s, tomldoc.DidYouMean(s, values), strings.Join(values, ", "))
 	}
 }
 
@@ -82,15 +58,15 @@ func readInt(lo, hi int64) reader {
 	return func(raw any) (any, error) {
 		n, ok := raw.(int64)
 		if !ok {
-			return nil, typeError("integer", raw)
+			return nil, tomldoc.TypeError("integer", raw)
 		}
 		switch {
 		case n >= lo && n <= hi:
 			return int(n), nil
 		case hi == noMax:
-			return nil, mark(ErrValue, "%d is out of range: want at least %d", n, lo)
+			return nil, lineerr.Mark(ErrValue, "%d is out of range: want at least %d", n, lo)
 		}
-		return nil, mark(ErrValue, "%d is out of range: want %d..%d", n, lo, hi)
+		return nil, lineerr.Mark(ErrValue, "%d is out of range: want %d..%d", n, lo, hi)
 	}
 }
 
@@ -100,14 +76,14 @@ func readDuration(hi time.Duration) reader {
 	return func(raw any) (any, error) {
 		s, ok := raw.(string)
 		if !ok {
-			return nil, typeError(`duration (a string like "60s")`, raw)
+			return nil, tomldoc.TypeError(`duration (a string like "60s")`, raw)
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return nil, mark(ErrValue, "duration %q: want a number and a unit (ns, us, ms, s, m, h), like \"60s\"", s)
+			return nil, lineerr.Mark(ErrValue, "duration %q: want a number and a unit (ns, us, ms, s, m, h), like \"60s\"", s)
 		}
 		if d <= 0 || d > hi {
-			return nil, mark(ErrValue, "duration %q is out of range: want more than 0s and at most %s", s, formatDuration(hi))
+			return nil, lineerr.Mark(ErrValue, "duration %q is out of range: want more than 0s and at most %s", s, formatDuration(hi))
 		}
 		return d, nil
 	}
@@ -122,7 +98,7 @@ func readSize(raw any) (any, error) {
 	case int64:
 		return sizeFromInt(v)
 	}
-	return nil, typeError(`size (like "4KiB" or 4096)`, raw)
+	return nil, tomldoc.TypeError(`size (like "4KiB" or 4096)`, raw)
 }
 
 // formatDuration writes d in whole hours when it is a whole number of them,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -97,7 +98,7 @@ func (p *Panel) publishedRows(s *results.BaselineSeries) ([]results.SeriesRow, b
 		keys[i] = seriesDim(s, d)
 	}
 	var sizes []uint64
-	for _, size := range sortedKeys(s.Values) {
+	for _, size := range slices.Sorted(maps.Keys(s.Values)) {
 		if len(p.Sizes) == 0 || slices.Contains(p.Sizes, size) {
 			sizes = append(sizes, size)
 		}
@@ -156,16 +157,6 @@ func statRow(keys []string, x float64, values []float64) results.SeriesRow {
 	}
 	return results.SeriesRow{Keys: keys, X: x, Samples: len(v), Runs: 0, Min: v[0], P25: q(0.25), Median: q(0.5),
 		P75: q(0.75), Max: v[len(v)-1], Mean: sum / float64(len(v)), P99: q(0.99)}
-}
-
-// sortedKeys returns the sizes of values in order.
-func sortedKeys(values map[uint64]float64) []uint64 {
-	out := make([]uint64, 0, len(values))
-	for k := range values {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // publishedCaption says where a published figure's numbers come from.

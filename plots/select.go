@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,10 +23,10 @@ func (s Selector) Runs(ctx context.Context, db *results.DB) ([]results.Run, erro
 	case "any":
 		f.Status = ""
 	}
-	for _, k := range mapKeys(s.Tags) {
+	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
 		f.Tags = append(f.Tags, results.TagFilter{Key: k, Value: s.Tags[k]})
 	}
-	for _, k := range mapKeys(s.Params) {
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
 		f.Params = append(f.Params, results.ParamFilter{Key: k, Value: s.Params[k]})
 	}
 	sweeps := s.Sweeps
@@ -109,7 +110,7 @@ func (s Selector) String() string {
 		parts = append(parts, "runs "+idRanges(s.IDs))
 	}
 	parts = append(parts, keyValues("params", s.Params)...)
-	for _, k := range mapKeys(s.Tags) {
+	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
 		parts = append(parts, fmt.Sprintf("tag %s=%s", k, s.Tags[k]))
 	}
 	status := s.Status
@@ -125,7 +126,7 @@ func keyValues(what string, m map[string]any) []string {
 		return nil
 	}
 	var kv []string
-	for _, k := range mapKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		kv = append(kv, k+"="+results.ParamText(m[k]))
 	}
 	return []string{what + " " + strings.Join(kv, " ")}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"efaxx/lineerr"
 	"efaxx/plots"
 )
 
@@ -84,14 +85,14 @@ func TestParseSpecErrors(t *testing.T) {
 		is         error
 	}{
 		{"syntax", head + "y = \n", "f.toml:4: syntax error: expected value but found '\\n' instead", plots.ErrSpecSyntax},
-		{"unknown top key", head + "colour = 1\n", `f.toml:4: colour: unknown key "colour"`, plots.ErrUnknownKey},
+		{"unknown top key", head + "colour = 1\n", `f.toml:4: colour: unknown key; known: baseline, columns,`, plots.ErrUnknownKey},
 		{"unknown metric", head + "y = \"gbpz\"\nruns.ids = [1]\n", `f.toml:4: y: invalid value: metric "gbpz": unknown metric`, plots.ErrBadValue},
 		{"missing keys", "y = \"gbps\"\nruns.ids = [1]\n", "f.toml: name: missing required key\nf.toml: title: missing required key\nf.toml: out: missing required key", plots.ErrMissingKey},
 		{"not a png", "name = \"f\"\ntitle = \"t\"\nout = \"f.jpg\"\ny = \"gbps\"\nruns.ids = [1]\n", `f.toml:3: out: invalid value: "f.jpg": want a .png path (the .svg is written beside it)`, plots.ErrBadValue},
 		{"bad name", "name = \"F g\"\ntitle = \"t\"\nout = \"f.png\"\ny = \"gbps\"\nruns.ids = [1]\n", `f.toml:1: name: invalid value: "F g": use lower-case letters, digits, '_' and '-'`, plots.ErrBadValue},
-		{"panel key type", head + "y = \"gbps\"\nruns.ids = [1]\n\n[panel.a]\nsizes = true\n", "f.toml:8: panel.a.sizes: invalid value: want sizes (bytes, or strings such as \"64MiB\"), got a boolean", plots.ErrBadValue},
-		{"unknown panel key", head + "y = \"gbps\"\nruns.ids = [1]\n\n[panel.a]\nstats = \"max\"\n", `f.toml:8: panel.a.stats: unknown key "stats"`, plots.ErrUnknownKey},
-		{"unknown selector key", head + "y = \"gbps\"\nruns = { sweeep = \"x\" }\n", `f.toml:5: runs.sweeep: unknown key "sweeep"`, plots.ErrUnknownKey},
+		{"panel key type", head + "y = \"gbps\"\nruns.ids = [1]\n\n[panel.a]\nsizes = true\n", "f.toml:8: panel.a.sizes: want size (like \"4KiB\" or 4096) or list of sizes, got boolean", plots.ErrType},
+		{"unknown panel key", head + "y = \"gbps\"\nruns.ids = [1]\n\n[panel.a]\nstats = \"max\"\n", `f.toml:8: panel.a.stats: unknown key (did you mean "stat"?)`, plots.ErrUnknownKey},
+		{"unknown selector key", head + "y = \"gbps\"\nruns = { sweeep = \"x\" }\n", `f.toml:5: runs.sweeep: unknown key (did you mean "sweep"?)`, plots.ErrUnknownKey},
 		{"no runs", head + "y = \"gbps\"\n", "f.toml: runs: missing required key: say which runs: sweep, ids or benchmark", plots.ErrMissingKey},
 		{"no y in a panel", head + "runs.ids = [1]\n[panel.a]\ntitle = \"a\"\n", "f.toml:5: panel.a.y: missing required key", plots.ErrMissingKey},
 		{"compare without reference", head + "kind = \"compare\"\ny = \"gbps\"\nruns.ids = [1]\n", "f.toml: reference: missing required key: a compare figure takes a reference table or a baseline (one of them)", plots.ErrMissingKey},
@@ -122,9 +123,9 @@ func TestParseSpecErrors(t *testing.T) {
 			if !strings.HasPrefix(got, tt.want) || !errors.Is(err, tt.is) {
 				t.Errorf("ParseSpec error =\n%s\nwant\n%s\n(matching %v)", got, tt.want, tt.is)
 			}
-			var list plots.SpecErrors
+			var list lineerr.Errors
 			if !errors.As(err, &list) {
-				t.Errorf("error is %T, want SpecErrors", err)
+				t.Errorf("error is %T, want lineerr.Errors", err)
 			}
 		})
 	}
@@ -150,9 +151,9 @@ func FuzzParseSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := plots.ParseSpec("fuzz.toml", data)
 		if err != nil {
-			var list plots.SpecErrors
+			var list lineerr.Errors
 			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error %v is not a non-empty SpecErrors", err)
+				t.Fatalf("error %v is not a non-empty lineerr.Errors", err)
 			}
 			return
 		}

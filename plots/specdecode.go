@@ -2,115 +2,55 @@ package plots
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
-	"math"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"efaxx/lineerr"
+	"efaxx/tomldoc"
 )
 
 // field is one key of a spec, with the value the toml package decoded
-// (string, int64, float64, bool, []any, map[string]any) and its line.
-type field struct {
-	key   toml.Key
-	line  int
-	value any
-	prim  toml.Primitive // the value undecoded, to list a table's keys
-}
-
-// name returns the last part of the key.
-func (f field) name() string { return f.key[len(f.key)-1] }
+// and its line.
+type field = tomldoc.Entry
 
 // specDecoder decodes one spec file and collects every error.
 type specDecoder struct {
 	file string
-	md   toml.MetaData
-	errs SpecErrors
+	doc  *tomldoc.Document
+	errs lineerr.Errors
 }
 
 // ParseSpec parses and checks a figure spec; file names it in messages.
+// An invalid spec gives a lineerr.Errors of "file:line: key: message".
 func ParseSpec(file string, data []byte) (*Spec, error) {
-	var top map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &top)
+	doc, top, err := tomldoc.Parse(file, data)
 	if err != nil {
-		return nil, SpecErrors{syntaxError(file, err)}
+		return nil, err
 	}
-	d := &specDecoder{file: file, md: md}
-	s := d.spec(d.fields(nil, top))
-	if len(d.errs) > 0 {
-		slices.SortStableFunc(d.errs, func(a, b *SpecError) int { return cmp.Compare(lineOrder(a), lineOrder(b)) })
-		return nil, d.errs
+	d := &specDecoder{file: file, doc: doc}
+	s := d.spec(top)
+	d.errs.Sort()
+	if err := d.errs.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// lineOrder sorts errors without a line (missing keys) last.
-func lineOrder(e *SpecError) int {
-	if e.Line == 0 {
-		return math.MaxInt
-	}
-	return e.Line
-}
-
-// syntaxError turns the toml package's error into a SpecError.
-func syntaxError(file string, err error) *SpecError {
-	var perr toml.ParseError
-	if errors.As(err, &perr) {
-		return &SpecError{File: file, Line: perr.Position.Line, Err: fmt.Errorf("%w: %s", ErrSpecSyntax, perr.Message)}
-	}
-	return &SpecError{File: file, Err: fmt.Errorf("%w: %v", ErrSpecSyntax, err)}
-}
-
 // fail records err at field f.
 func (d *specDecoder) fail(f field, err error) {
-	d.errs = append(d.errs, &SpecError{File: d.file, Line: f.line, Key: f.key.String(), Err: err})
-}
-
-// probe keeps the value it is given and fails on purpose: the toml package
-// puts the key's position in the error, and has no other way to give it.
-type probe struct{ value any }
-
-var errProbe = errors.New("probe")
-
-// UnmarshalTOML keeps v and returns errProbe.
-func (p *probe) UnmarshalTOML(v any) error {
-	p.value = v
-	return errProbe
-}
-
-// fields locates the keys of one table, in file order.
-func (d *specDecoder) fields(parent toml.Key, prims map[string]toml.Primitive) []field {
-	out := make([]field, 0, len(prims))
-	for name, prim := range prims {
-		f := field{key: append(slices.Clone(parent), name), prim: prim}
-		var p probe
-		var perr toml.ParseError
-		if err := d.md.PrimitiveDecode(prim, &p); errors.As(err, &perr) {
-			f.line = perr.Position.Line
-		}
-		f.value = p.value
-		out = append(out, f)
-	}
-	slices.SortFunc(out, func(a, b field) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.name(), b.name())) })
-	return out
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: f.Line, Key: f.Key.String(), Err: err})
 }
 
 // table returns the keys of table f, or fails and returns false when f is
 // not a table.
 func (d *specDecoder) table(f field) ([]field, bool) {
-	if _, ok := f.value.(map[string]any); !ok {
-		d.fail(f, badValue("want a table, got %s", typeName(f.value)))
+	if _, ok := f.Value.(map[string]any); !ok {
+		d.fail(f, tomldoc.TypeError("table", f.Value))
 		return nil, false
 	}
-	var prims map[string]toml.Primitive
-	if err := d.md.PrimitiveDecode(f.prim, &prims); err != nil {
-		d.fail(f, badValue("%v", err))
-		return nil, false
-	}
-	return d.fields(f.key, prims), true
+	return d.doc.Children(f), true
 }
 
 // specKeys decode the keys of the top level that are not panel keys.
@@ -135,22 +75,24 @@ func (d *specDecoder) spec(fields []field) *Spec {
 	var panels []field
 	seen := map[string]bool{}
 	for _, f := range fields {
-		n := f.name()
+		n := f.Name()
 		seen[n] = true
 		switch {
 		case n == "panel":
 			panels, _ = d.table(f)
+			// Panels are drawn in the order the file writes them.
+			slices.SortStableFunc(panels, func(a, b field) int { return cmp.Compare(a.Line, b.Line) })
 		case specKeys[n] != nil:
 			specKeys[n](d, f, s)
 		case panelKeys[n] != nil:
 			panelKeys[n](d, f, &base)
 		default:
-			d.fail(f, unknownKey(n, append(mapKeys(specKeys), "panel"), mapKeys(panelKeys)))
+			d.fail(f, tomldoc.UnknownKey(n, slices.Concat(slices.Collect(maps.Keys(specKeys)), []string{"panel"}, slices.Collect(maps.Keys(panelKeys)))))
 		}
 	}
 	for _, k := range []string{"name", "title", "out"} {
 		if !seen[k] {
-			d.errs = append(d.errs, &SpecError{File: d.file, Key: k, Err: ErrMissingKey})
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: k, Err: ErrMissingKey})
 		}
 	}
 	if len(panels) == 0 {
@@ -160,7 +102,7 @@ func (d *specDecoder) spec(fields []field) *Spec {
 	}
 	for _, pf := range panels {
 		p := base.clone()
-		p.ID = pf.name()
+		p.ID = pf.Name()
 		d.panel(pf, &p)
 		d.checkPanel(s, &p, pf)
 		s.Panels = append(s.Panels, p)
@@ -175,32 +117,15 @@ func (d *specDecoder) panel(pf field, p *Panel) {
 		return
 	}
 	for _, f := range fields {
-		switch n := f.name(); {
+		switch n := f.Name(); {
 		case n == "title":
 			d.text(f, &p.Title)
 		case panelKeys[n] != nil:
 			panelKeys[n](d, f, p)
 		default:
-			d.fail(f, unknownKey(n, append(mapKeys(panelKeys), "title")))
+			d.fail(f, tomldoc.UnknownKey(n, append(slices.Collect(maps.Keys(panelKeys)), "title")))
 		}
 	}
-}
-
-// unknownKey says a key is unknown and lists the known ones.
-func unknownKey(name string, known ...[]string) error {
-	all := slices.Concat(known...)
-	slices.Sort(all)
-	return fmt.Errorf("%w %q; known: %s", ErrUnknownKey, name, strings.Join(all, ", "))
-}
-
-// mapKeys returns the keys of m, sorted.
-func mapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // validName is the form of a spec's name: it names files.
@@ -227,23 +152,4 @@ func pathExt(p string) string {
 		return ""
 	}
 	return p[i:]
-}
-
-// typeName names the TOML type of v for messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -2,10 +2,12 @@ package plots
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
 	"efaxx/results"
+	"efaxx/tomldoc"
 )
 
 // panelKeys decode the keys a panel takes, at the top level (the defaults
@@ -55,10 +57,10 @@ func (d *specDecoder) selector(f field, s *Selector) {
 		return
 	}
 	for _, c := range fields {
-		if dec := selectorKeys[c.name()]; dec != nil {
+		if dec := selectorKeys[c.Name()]; dec != nil {
 			dec(d, c, s)
 		} else {
-			d.fail(c, unknownKey(c.name(), mapKeys(selectorKeys)))
+			d.fail(c, tomldoc.UnknownKey(c.Name(), slices.Collect(maps.Keys(selectorKeys))))
 		}
 	}
 }
@@ -80,9 +82,9 @@ func (d *specDecoder) roles(f field, p *Panel) {
 // without [panel] tables.
 func (d *specDecoder) checkPanel(s *Spec, p *Panel, pf field) {
 	at := func(key string) field {
-		f := field{key: append(slices.Clone(pf.key), key), line: pf.line}
-		if len(pf.key) == 0 {
-			f.key = []string{key}
+		f := field{Key: append(slices.Clone(pf.Key), key), Line: pf.Line}
+		if len(pf.Key) == 0 {
+			f.Key = []string{key}
 		}
 		return f
 	}
@@ -155,10 +157,10 @@ func (d *specDecoder) checkPublished(p *Panel, at func(string) field) {
 
 // text reads a non-empty string into dst and reports whether it did.
 func (d *specDecoder) text(f field, dst *string) bool {
-	s, ok := f.value.(string)
+	s, ok := f.Value.(string)
 	switch {
 	case !ok:
-		d.fail(f, badValue("want a string, got %s", typeName(f.value)))
+		d.fail(f, tomldoc.TypeError("string", f.Value))
 	case s == "":
 		d.fail(f, badValue("empty"))
 	default:
@@ -180,19 +182,19 @@ func (d *specDecoder) oneOf(f field, dst *string, allowed ...string) {
 
 // boolean reads true or false.
 func (d *specDecoder) boolean(f field, dst *bool) {
-	if b, ok := f.value.(bool); ok {
+	if b, ok := f.Value.(bool); ok {
 		*dst = b
 	} else {
-		d.fail(f, badValue("want true or false, got %s", typeName(f.value)))
+		d.fail(f, tomldoc.TypeError("boolean", f.Value))
 	}
 }
 
 // count reads an integer in [lo, hi].
 func (d *specDecoder) count(f field, dst *int, lo, hi int) {
-	n, ok := f.value.(int64)
+	n, ok := f.Value.(int64)
 	switch {
 	case !ok:
-		d.fail(f, badValue("want an integer, got %s", typeName(f.value)))
+		d.fail(f, tomldoc.TypeError("integer", f.Value))
 	case n < int64(lo) || n > int64(hi):
 		d.fail(f, badValue("%d: want %d to %d", n, lo, hi))
 	default:
@@ -215,9 +217,9 @@ func (d *specDecoder) metric(f field, p *Panel) {
 
 // threshold reads a relative change in (0, 1).
 func (d *specDecoder) threshold(f field, p *Panel) {
-	v, ok := number(f.value)
+	v, ok := number(f.Value)
 	if !ok || v <= 0 || v >= 1 {
-		d.fail(f, badValue("want a number between 0 and 1 (0.05 is 5%%), got %v", f.value))
+		d.fail(f, badValue("want a number between 0 and 1 (0.05 is 5%%), got %v", f.Value))
 		return
 	}
 	p.Threshold = v
@@ -236,9 +238,9 @@ func number(v any) (float64, bool) {
 
 // strings reads a string or a list of distinct, non-empty strings.
 func (d *specDecoder) strings(f field) ([]string, bool) {
-	list, ok := f.value.([]any)
+	list, ok := f.Value.([]any)
 	if !ok {
-		list = []any{f.value}
+		list = []any{f.Value}
 	}
 	if len(list) == 0 {
 		d.fail(f, badValue("empty list"))
@@ -249,7 +251,7 @@ func (d *specDecoder) strings(f field) ([]string, bool) {
 		s, ok := v.(string)
 		switch {
 		case !ok:
-			d.fail(f, badValue("want strings, got %s", typeName(v)))
+			d.fail(f, tomldoc.TypeError("string or list of strings", v))
 			return nil, false
 		case s == "" || slices.Contains(out, s):
 			d.fail(f, badValue("%q: empty or given twice", s))
@@ -262,9 +264,13 @@ func (d *specDecoder) strings(f field) ([]string, bool) {
 
 // ids reads a list of run ids.
 func (d *specDecoder) ids(f field) []int64 {
-	list, ok := f.value.([]any)
-	if !ok || len(list) == 0 {
-		d.fail(f, badValue("want a list of run ids, got %s", typeName(f.value)))
+	list, ok := f.Value.([]any)
+	switch {
+	case !ok:
+		d.fail(f, tomldoc.TypeError("list of run ids", f.Value))
+		return nil
+	case len(list) == 0:
+		d.fail(f, badValue("empty list"))
 		return nil
 	}
 	var out []int64
@@ -281,9 +287,9 @@ func (d *specDecoder) ids(f field) []int64 {
 
 // sizes reads a size or a list of them: integers of bytes or "64MiB".
 func (d *specDecoder) sizes(f field) ([]uint64, bool) {
-	list, ok := f.value.([]any)
+	list, ok := f.Value.([]any)
 	if !ok {
-		list = []any{f.value}
+		list = []any{f.Value}
 	}
 	var out []uint64
 	for _, v := range list {
@@ -302,7 +308,7 @@ func (d *specDecoder) sizes(f field) ([]uint64, bool) {
 				return nil, false
 			}
 		default:
-			d.fail(f, badValue("want sizes (bytes, or strings such as \"64MiB\"), got %s", typeName(v)))
+			d.fail(f, tomldoc.TypeError(`size (like "4KiB" or 4096) or list of sizes`, v))
 			return nil, false
 		}
 		out = append(out, n)
@@ -322,7 +328,7 @@ func (d *specDecoder) stringTable(f field, into map[string]string) map[string]st
 	for _, c := range fields {
 		var s string
 		if d.text(c, &s) {
-			into[c.name()] = s
+			into[c.Name()] = s
 		}
 	}
 	return into
@@ -339,17 +345,17 @@ func (d *specDecoder) scalarTable(f field, into map[string]any) map[string]any {
 		into = map[string]any{}
 	}
 	for _, c := range fields {
-		switch v := c.value.(type) {
+		switch v := c.Value.(type) {
 		case string, int64, bool:
-			into[c.name()] = v
+			into[c.Name()] = v
 		case float64:
 			if isNaNOrInf(v) {
 				d.fail(c, badValue("want a finite number"))
 				continue
 			}
-			into[c.name()] = v
+			into[c.Name()] = v
 		default:
-			d.fail(c, badValue("want a string, number or boolean, got %s", typeName(c.value)))
+			d.fail(c, tomldoc.TypeError("string, number or boolean", c.Value))
 		}
 	}
 	return into

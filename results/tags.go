@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -56,7 +57,7 @@ func setTags(ctx context.Context, tx *sql.Tx, id int64, set map[string]string, d
 			return err
 		}
 	}
-	for _, k := range sortedKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)
 			ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value`, id, k, set[k]); err != nil {
@@ -69,7 +70,7 @@ func setTags(ctx context.Context, tx *sql.Tx, id int64, set map[string]string, d
 // addTags stores the manifest's tags of new run id. Keys the command line
 // cannot spell are skipped.
 func addTags(ctx context.Context, tx *sql.Tx, id int64, tags map[string]string) error {
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if CheckTagKey(k) != nil {
 			continue
 		}
@@ -105,14 +106,4 @@ func runExistsTx(ctx context.Context, tx *sql.Tx, id int64) error {
 		return fmt.Errorf("run %d: %w", id, ErrRunNotFound)
 	}
 	return nil
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

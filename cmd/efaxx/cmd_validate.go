@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 )
 
 func newValidateCommand() *cli.Command {
@@ -33,10 +34,10 @@ func runValidate(w, ew io.Writer, files []string) error {
 	if len(files) == 0 {
 		return &usageError{msg: "validate needs a sweep file", hint: "efaxx validate sweeps/demo.toml"}
 	}
-	var all harness.ErrorList
+	var all lineerr.Errors
 	for _, file := range files {
 		s, err := harness.Load(file)
-		var list harness.ErrorList
+		var list lineerr.Errors
 		switch {
 		case errors.As(err, &list):
 			all = append(all, list...)

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 )
 
 // Set at build time with -ldflags "-X main.version=... -X main.commit=...".
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // exitCode is the one place where errors become exit codes and messages.
 func exitCode(err error, cl *commandLine, stderr io.Writer) int {
 	var usage *usageError
-	var list harness.ErrorList
+	var list lineerr.Errors
 	switch {
 	case err == nil:
 		return exitOK

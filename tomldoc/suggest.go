@@ -1,4 +1,4 @@
-package harness
+package tomldoc
 
 import "fmt"
 
@@ -17,12 +17,9 @@ func suggest(word string, candidates []string) string {
 	return best
 }
 
-// DidYouMean returns ` (did you mean "x"?)` for the candidate closest to
-// word, or "" when none is close enough to be a likely typo.
-func DidYouMean(word string, candidates []string) string { return didYouMean(word, candidates) }
-
-// didYouMean is DidYouMean.
-func didYouMean(word string, candidates []string) string {
+// DidYouMean returns ` (did you mean "x"?)` for the closest candidate, or ""
+// when there is none.
+func DidYouMean(word string, candidates []string) string {
 	if s := suggest(word, candidates); s != "" {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}

@@ -1,0 +1,84 @@
+package tomldoc_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"efaxx/lineerr"
+	"efaxx/tomldoc"
+)
+
+const doc = `name = "x"
+params.ranks = 2
+
+[slurm]
+nodes = [1, 2]
+
+[[expect]]
+min = 1
+where = { size = "1MiB" }
+
+[[expect]]
+
+max = 2
+`
+
+// lines walks every entry of the document and returns "key@line" for each.
+func lines(d *tomldoc.Document, entries []tomldoc.Entry) []string {
+	var out []string
+	for _, e := range entries {
+		out = append(out, fmt.Sprintf("%s@%d", e.Key, e.Line))
+		if tables, ok := d.Tables(e); ok {
+			for _, t := range tables {
+				out = append(out, lines(d, t)...)
+			}
+			continue
+		}
+		out = append(out, lines(d, d.Children(e))...)
+	}
+	return out
+}
+
+func TestLines(t *testing.T) {
+	d, top, err := tomldoc.Parse("x.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(lines(d, top), " ")
+	// A table made by dotted keys is on its first key's line; the keys of
+	// the tables of an array on their own lines, each in its table (the
+	// array itself on its last header, where the toml package puts it).
+	want := "expect@11 expect.0.min@8 expect.0.where@9 expect.0.where.size@9 expect.1.max@13 " +
+		"name@1 params@2 params.ranks@2 slurm@4 slurm.nodes@5"
+	if got != want {
+		t.Errorf("entries\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSyntaxError(t *testing.T) {
+	_, _, err := tomldoc.Parse("x.toml", []byte("a = 1\nb = \n"))
+	var list lineerr.Errors
+	if !errors.As(err, &list) || len(list) != 1 || list[0].Line != 2 || !errors.Is(err, tomldoc.ErrSyntax) {
+		t.Errorf("Parse error = %#v, want one syntax error at line 2", err)
+	}
+}
+
+func TestMessages(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+		is   error
+	}{
+		{tomldoc.TypeError("string", []any{1}), "want string, got list", tomldoc.ErrType},
+		{tomldoc.TypeError("integer", map[string]any{}), "want integer, got table", tomldoc.ErrType},
+		{tomldoc.UnknownKey("sizez", []string{"sizes", "ranks"}), `unknown key (did you mean "sizes"?)`, tomldoc.ErrUnknownKey},
+		{tomldoc.UnknownKey("colour", []string{"sizes", "ranks"}), "unknown key; known: ranks, sizes", tomldoc.ErrUnknownKey},
+	}
+	for _, tt := range tests {
+		if tt.err.Error() != tt.want || !errors.Is(tt.err, tt.is) {
+			t.Errorf("%q (matching %v), want %q", tt.err, errors.Is(tt.err, tt.is), tt.want)
+		}
+	}
+}
