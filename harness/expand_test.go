@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"efaxx/bytesize"
 	"efaxx/harness"
 )
 
@@ -40,7 +41,7 @@ func newGolden(s *harness.Sweep) goldenSweep {
 	for _, p := range s.Points() {
 		var sizes []string
 		for _, n := range p.Sizes {
-			sizes = append(sizes, harness.FormatSize(n))
+			sizes = append(sizes, bytesize.Format(n))
 		}
 		g.Points = append(g.Points, goldenPoint{Index: p.Index, Label: p.Label(), Hash: p.Hash, Params: p.Params(),
 			Sizes: strings.Join(sizes, ","), Args: strings.Join(p.RunnerArgs(), " ")})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"efaxx/bytesize"
 	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/tomldoc"
@@ -129,7 +130,7 @@ func parseSizeCond(s string) (SizeCond, error) {
 			break
 		}
 	}
-	n, err := ParseSize(t)
+	n, err := bytesize.Parse(t)
 	if err != nil {
 		return SizeCond{}, err
 	}
@@ -147,7 +148,7 @@ func readTolerance(raw any, ref float64) (float64, string, error) {
 		}
 		return math.Abs(ref) * p / 100, s, nil
 	}
-	f, err := readNumber(raw)
+	f, err := tomldoc.Number(raw)
 	if err != nil {
 		return 0, "", err
 	}
@@ -155,18 +156,4 @@ func readTolerance(raw any, ref float64) (float64, string, error) {
 		return 0, "", lineerr.Mark(ErrValue, "tolerance %v: want at least 0", f)
 	}
 	return f, strconv.FormatFloat(f, 'g', -1, 64), nil
-}
-
-// readNumber reads a TOML integer or float as a float64.
-func readNumber(raw any) (float64, error) {
-	switch v := raw.(type) {
-	case int64:
-		return float64(v), nil
-	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, lineerr.Mark(ErrValue, "%v is not a finite number", v)
-		}
-		return v, nil
-	}
-	return 0, tomldoc.TypeError("number", raw)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"efaxx/bytesize"
 	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/tomldoc"
@@ -100,7 +101,7 @@ func (d *decoder) expectBounds(i int, x *Expect, have map[string]tomldoc.Entry, 
 		if !ok {
 			continue
 		}
-		f, err := readNumber(c.Value)
+		f, err := tomldoc.Number(c.Value)
 		if err != nil {
 			d.expectFail(i, c, err)
 			continue
@@ -144,7 +145,7 @@ func (d *decoder) expectRef(i int, x *Expect, have map[string]tomldoc.Entry) (st
 		d.expectFail(i, rc, fmt.Errorf("%w: a ref needs a tolerance, like tolerance = \"3%%\"", ErrMissingKey))
 		return "", false
 	}
-	ref, err := readNumber(rc.Value)
+	ref, err := tomldoc.Number(rc.Value)
 	if err != nil {
 		d.expectFail(i, rc, err)
 		return "", false
@@ -223,7 +224,7 @@ func (d *decoder) whereValues(i int, k tomldoc.Entry, p *param, use func([]any))
 func (d *decoder) whereSize(i int, k tomldoc.Entry, w *Where) {
 	switch v := k.Value.(type) {
 	case int64:
-		n, err := sizeFromInt(v)
+		n, err := bytesize.FromInt(v)
 		if err != nil {
 			d.expectFail(i, k, err)
 			return
@@ -231,8 +232,8 @@ func (d *decoder) whereSize(i int, k tomldoc.Entry, w *Where) {
 		w.Sizes = append(w.Sizes, SizeCond{Op: "==", Size: n})
 	case string:
 		if lo, hi, ok := strings.Cut(v, ".."); ok {
-			a, errA := ParseSize(lo)
-			b, errB := ParseSize(hi)
+			a, errA := bytesize.Parse(lo)
+			b, errB := bytesize.Parse(hi)
 			if errA != nil || errB != nil || a > b {
 				d.expectFail(i, k, lineerr.Mark(ErrValue, "size range %q: want \"MIN..MAX\" with MIN <= MAX, like \"64MiB..1GiB\"", v))
 				return

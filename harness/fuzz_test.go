@@ -92,21 +92,3 @@ func checkPoint(t *testing.T, i int, p harness.Point) {
 		t.Fatalf("point %d: RunnerArgs() = %q", i, args)
 	}
 }
-
-// FuzzParseSize checks that ParseSize never panics, that what it accepts is
-// at least one byte and survives FormatSize, and that its errors are ErrSize.
-func FuzzParseSize(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := harness.ParseSize(s)
-		if err != nil {
-			if n != 0 || !errors.Is(err, harness.ErrSize) {
-				t.Fatalf("ParseSize(%q) = %d, %v; want 0 and an ErrSize", s, n, err)
-			}
-			return
-		}
-		text := harness.FormatSize(n)
-		if back, err := harness.ParseSize(text); n == 0 || back != n || err != nil {
-			t.Fatalf("ParseSize(%q) = %d; ParseSize(FormatSize = %q) = %d, %v", s, n, text, back, err)
-		}
-	})
-}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"efaxx/bytesize"
 	"efaxx/lineerr"
 )
 
@@ -22,11 +23,11 @@ func parseRange(s string) ([]uint64, error) {
 	if !ok {
 		return nil, lineerr.Mark(ErrValue, "range %q: want \"MIN..MAX\" or \"MIN..MAX xN\", like \"4KiB..16MiB x4\"", s)
 	}
-	lo, err := ParseSize(minText)
+	lo, err := bytesize.Parse(minText)
 	if err != nil {
 		return nil, lineerr.Mark(ErrValue, "range %q: %w", s, err)
 	}
-	hi, err := ParseSize(maxText)
+	hi, err := bytesize.Parse(maxText)
 	if err != nil {
 		return nil, lineerr.Mark(ErrValue, "range %q: %w", s, err)
 	}

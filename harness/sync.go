@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/results/record"
 	"efaxx/slurm"
@@ -18,7 +19,7 @@ type SyncReport struct {
 	Jobs     []results.Job         // the jobs it looked at, as stored after it
 	Runs     []results.IngestedRun // the runs it stored or updated
 	Notes    []string              // sources of job state that failed, and why
-	Problems []results.Problem     // lines and files ingest skipped
+	Problems []*lineerr.Error      // lines and files ingest skipped
 }
 
 // Sync asks Slurm about every job that f selects and that sync has more to

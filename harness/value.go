@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"efaxx/bytesize"
 	"efaxx/lineerr"
 	"efaxx/slurm"
 	"efaxx/tomldoc"
@@ -94,9 +95,9 @@ func readDuration(hi time.Duration) reader {
 func readSize(raw any) (any, error) {
 	switch v := raw.(type) {
 	case string:
-		return ParseSize(v)
+		return bytesize.Parse(v)
 	case int64:
-		return sizeFromInt(v)
+		return bytesize.FromInt(v)
 	}
 	return nil, tomldoc.TypeError(`size (like "4KiB" or 4096)`, raw)
 }
@@ -125,9 +126,9 @@ func formatDuration(d time.Duration) string {
 func textOf(v any) string {
 	switch v := v.(type) {
 	case uint64:
-		return FormatSize(v)
+		return bytesize.Format(v)
 	case []uint64:
-		return joinSizes(v, FormatSize)
+		return joinSizes(v, bytesize.Format)
 	case time.Duration:
 		return formatDuration(v)
 	case string:

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"efaxx/harness"
 	"efaxx/plots"
 	"efaxx/results"
 	"efaxx/results/baselines"
@@ -69,7 +68,7 @@ func importBaselines(t *testing.T, db *results.DB) {
 	t.Helper()
 	for _, name := range baselines.Names() {
 		text, _ := baselines.Lookup(name)
-		b, err := harness.ParseBaseline(name+".toml", text)
+		b, err := baselines.Parse(name+".toml", text)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"efaxx/bytesize"
 	"efaxx/results"
 	"efaxx/tomldoc"
 )
@@ -294,21 +295,18 @@ func (d *specDecoder) sizes(f field) ([]uint64, bool) {
 	var out []uint64
 	for _, v := range list {
 		var n uint64
+		var err error
 		switch v := v.(type) {
 		case int64:
-			if v <= 0 {
-				d.fail(f, badValue("size %d: want more than 0", v))
-				return nil, false
-			}
-			n = uint64(v)
+			n, err = bytesize.FromInt(v)
 		case string:
-			var err error
-			if n, err = parseSize(v); err != nil {
-				d.fail(f, badValue("%v", err))
-				return nil, false
-			}
+			n, err = bytesize.Parse(v)
 		default:
 			d.fail(f, tomldoc.TypeError(`size (like "4KiB" or 4096) or list of sizes`, v))
+			return nil, false
+		}
+		if err != nil {
+			d.fail(f, badValue("%v", err))
 			return nil, false
 		}
 		out = append(out, n)

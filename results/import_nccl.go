@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"efaxx/lineerr"
 	"efaxx/results/nccltests"
 	"efaxx/results/record"
 )
@@ -30,7 +31,8 @@ func NCCLTestsRuns(r *nccltests.Result, in NCCLImport) ([]*ImportedRun, error) {
 		coll = r.Collective()
 	}
 	if coll == "" {
-		return nil, &nccltests.LineError{File: in.File, Msg: `which collective? the file has no "# Collective test starting:" line: name it (--collective all_reduce)`}
+		return nil, &lineerr.Error{File: in.File, Err: lineerr.Mark(nccltests.ErrFormat,
+			`which collective? the file has no "# Collective test starting:" line: name it (--collective all_reduce)`)}
 	}
 	sum := sha256.Sum256(in.Text)
 	hash := hex.EncodeToString(sum[:])

@@ -11,13 +11,18 @@ import (
 	"path/filepath"
 	"sort"
 
+	"efaxx/lineerr"
 	"efaxx/results/record"
 )
 
 // IngestReport says what one Ingest call did.
 type IngestReport struct {
-	Runs     []IngestedRun // in the order of their directories' paths
-	Problems []Problem     // what was skipped, in the order it was met
+	Runs []IngestedRun // in the order of their directories' paths
+	// Problems are what Ingest could not use and skipped, in the order it
+	// met them: a line of a rank file that does not decode or is not a
+	// valid record, or a run.json that cannot be read (its run directory
+	// is then skipped).
+	Problems []*lineerr.Error
 }
 
 // IngestedRun is one run directory that Ingest committed.
@@ -38,23 +43,6 @@ type IngestedRun struct {
 	// Settled reports that the run was already stored as ok, which is
 	// final, so its rank files were not read again.
 	Settled bool
-}
-
-// Problem is something Ingest could not use and skipped: a line of a rank
-// file that does not decode or is not a valid record, or a run.json that
-// cannot be read (its run directory is then skipped).
-type Problem struct {
-	File string // the file, as reached from the path given to Ingest
-	Line int    // 1-based line number; 0 when the problem is the whole file
-	Msg  string
-}
-
-// String formats p as "file:line: msg", or "file: msg" without a line.
-func (p Problem) String() string {
-	if p.Line == 0 {
-		return fmt.Sprintf("%s: %s", p.File, p.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
 }
 
 // Ingest stores the runs under path: a run directory (one holding run.json),
@@ -113,7 +101,7 @@ func runDirs(path string) ([]string, error) {
 func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) error {
 	m, err := readManifest(dir)
 	if err != nil {
-		rep.Problems = append(rep.Problems, Problem{File: filepath.Join(dir, record.ManifestName), Msg: err.Error()})
+		rep.Problems = append(rep.Problems, &lineerr.Error{File: filepath.Join(dir, record.ManifestName), Err: err})
 		return nil
 	}
 	// One connection for the transaction, so that the sample writer can
@@ -143,7 +131,7 @@ func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) erro
 
 // ingestRun writes the run of manifest m, found in dir, within tx, which
 // is open on conn.
-func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir string, m *record.Manifest) (IngestedRun, []Problem, error) {
+func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir string, m *record.Manifest) (IngestedRun, []*lineerr.Error, error) {
 	now := db.Now().UnixNano()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -184,7 +172,7 @@ func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir str
 	}
 	var tool map[string]any
 	if ext != nil {
-		var more []Problem
+		var more []*lineerr.Error
 		if tool, more, err = ingestExternal(ctx, tx, ext, &out, files); err != nil {
 			return out, nil, err
 		}

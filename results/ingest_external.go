@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"efaxx/lineerr"
 	"efaxx/results/external"
 	"efaxx/results/record"
 )
@@ -25,8 +26,8 @@ const maxOutput = 64 << 20
 type externalRun struct {
 	spec  record.External
 	in    external.Input
-	ranks map[string]int // output file → the rank whose it is
-	big   []Problem      // files cut at maxOutput
+	ranks map[string]int   // output file → the rank whose it is
+	big   []*lineerr.Error // files cut at maxOutput
 }
 
 // readExternal reads the external.json of dir and the run's output, or
@@ -69,7 +70,7 @@ func (x *externalRun) addFile(path string, rank int) error {
 	}
 	if len(data) > maxOutput {
 		data = data[:maxOutput]
-		x.big = append(x.big, Problem{File: path, Msg: fmt.Sprintf("longer than %d MiB: read the first %d MiB only", maxOutput>>20, maxOutput>>20)})
+		x.big = append(x.big, &lineerr.Error{File: path, Err: fmt.Errorf("longer than %d MiB: read the first %d MiB only", maxOutput>>20, maxOutput>>20)})
 	}
 	x.in.Files = append(x.in.Files, external.File{Name: path, Rank: rank, Data: data})
 	x.ranks[path] = rank
@@ -84,11 +85,11 @@ func (x *externalRun) addFile(path string, rank int) error {
 //
 // It returns what the tool said of itself, for the run's fingerprint, and
 // the problems.
-func ingestExternal(ctx context.Context, tx *sql.Tx, x *externalRun, out *IngestedRun, files []rankFile) (map[string]any, []Problem, error) {
+func ingestExternal(ctx context.Context, tx *sql.Tx, x *externalRun, out *IngestedRun, files []rankFile) (map[string]any, []*lineerr.Error, error) {
 	if out.Status == record.StatusRunning {
 		return nil, nil, nil // its output is not complete yet
 	}
-	problems := append([]Problem(nil), x.big...)
+	problems := append([]*lineerr.Error(nil), x.big...)
 	if x.spec.Output != "" && len(x.in.Files) == 0 {
 		failRun(out, fmt.Sprintf("the program wrote no %s", x.spec.Output))
 		return nil, problems, nil
@@ -99,7 +100,7 @@ func ingestExternal(ctx context.Context, tx *sql.Tx, x *externalRun, out *Ingest
 		return nil, problems, nil
 	}
 	for _, p := range res.Problems {
-		problems = append(problems, Problem{File: p.File, Line: p.Line, Msg: p.Msg})
+		problems = append(problems, p)
 		countBadLine(files, x.ranks, p.File)
 	}
 	n, err := insertSamples(ctx, tx, out.ID, res.Samples)

@@ -39,7 +39,7 @@ func TestIngestExternal(t *testing.T) {
 	if len(rep.Runs) != 1 || rep.Runs[0].Status != record.StatusOK || rep.Runs[0].Samples != 24 {
 		t.Fatalf("ingest = %+v, want one ok run of 24 sizes", rep.Runs)
 	}
-	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), "rank-00000.stdout:27: line not understood") {
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Error(), "rank-00000.stdout:27: line not understood") {
 		t.Errorf("problems = %v, want the line not understood at its file and line", rep.Problems)
 	}
 	id := rep.Runs[0].ID

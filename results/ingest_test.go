@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/results/record"
 )
@@ -126,7 +127,7 @@ func TestIngest_Garbled(t *testing.T) {
 
 	rep := mustIngest(t, db, dir)
 	wantProblem := filepath.Join(dir, "rank-00001.ndjson") + ":3: unexpected end of JSON input"
-	if len(rep.Problems) != 1 || rep.Problems[0].String() != wantProblem {
+	if len(rep.Problems) != 1 || rep.Problems[0].Error() != wantProblem {
 		t.Errorf("problems = %v, want [%s]", rep.Problems, wantProblem)
 	}
 	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
@@ -169,11 +170,11 @@ func TestIngest_UnterminatedTail(t *testing.T) {
 			if got := rep.Runs[0]; got.Status != tt.wantStatus || got.Samples != 3 {
 				t.Errorf("run = %+v, want %s with 3 samples", got, tt.wantStatus)
 			}
-			var want []results.Problem
+			var want string
 			if tt.wantProblem {
-				want = []results.Problem{{File: path, Line: 3, Msg: "unexpected end of JSON input"}}
+				want = path + ":3: unexpected end of JSON input"
 			}
-			if !reflect.DeepEqual(rep.Problems, want) {
+			if got := lineerr.Errors(rep.Problems).Error(); got != want {
 				t.Errorf("problems = %v, want %v", rep.Problems, want)
 			}
 		})
@@ -355,8 +356,8 @@ func TestIngest_BadManifest(t *testing.T) {
 	mustWrite(t, filepath.Join(bad, record.ManifestName), `{"uid": "uid-2", "sweep_hash": "x"`)
 
 	rep := mustIngest(t, db, session)
-	want := []results.Problem{{File: filepath.Join(bad, record.ManifestName), Msg: "unexpected end of JSON input"}}
-	if !reflect.DeepEqual(rep.Problems, want) {
+	want := filepath.Join(bad, record.ManifestName) + ": unexpected end of JSON input"
+	if got := lineerr.Errors(rep.Problems).Error(); got != want {
 		t.Errorf("problems = %v, want %v", rep.Problems, want)
 	}
 	if len(rep.Runs) != 1 || rep.Runs[0].UID != "uid-1" {
@@ -390,21 +391,5 @@ func TestIngest_SweepSpecLater(t *testing.T) {
 	mustIngest(t, db, dir)
 	if got := spec(); got != testSweep {
 		t.Errorf("spec after sweep.toml appeared = %q, want %q", got, testSweep)
-	}
-}
-
-func TestIngest_ProblemString(t *testing.T) {
-	tests := []struct {
-		in   results.Problem
-		want string
-	}{
-		{results.Problem{File: "s/000-a/rank-00001.ndjson", Line: 17, Msg: "unexpected end of JSON input"},
-			"s/000-a/rank-00001.ndjson:17: unexpected end of JSON input"},
-		{results.Problem{File: "s/000-a/run.json", Msg: "no uid"}, "s/000-a/run.json: no uid"},
-	}
-	for _, tt := range tests {
-		if got := tt.in.String(); got != tt.want {
-			t.Errorf("%#v.String() = %q, want %q", tt.in, got, tt.want)
-		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"efaxx/lineerr"
 	"efaxx/results/record"
 )
 
@@ -25,13 +26,13 @@ const maxLine = 1 << 20
 // rankFile is what ingest learnt of one rank from its file.
 type rankFile struct {
 	rank     int
-	found    bool         // the file exists
-	fp       *record.Rank // the fingerprint record; nil when absent or unreadable
-	fpJSON   string       // the fingerprint line as written, compacted
-	end      *record.End  // the end record; nil when the file was cut short
-	badLines int          // lines skipped as unreadable or invalid
-	samples  int          // sample rows this ingest added
-	problems []Problem    // the skipped lines, in line order
+	found    bool             // the file exists
+	fp       *record.Rank     // the fingerprint record; nil when absent or unreadable
+	fpJSON   string           // the fingerprint line as written, compacted
+	end      *record.End      // the end record; nil when the file was cut short
+	badLines int              // lines skipped as unreadable or invalid
+	samples  int              // sample rows this ingest added
+	problems []*lineerr.Error // the skipped lines, in line order
 }
 
 // batchRows is how many sample rows the parser hands to the writer at
@@ -48,7 +49,7 @@ const batchRows = 1024
 // what it has decoded so far: both halves take about as long, and the
 // database is only ever touched from here, on conn, inside the
 // transaction the caller holds open on it.
-func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *record.Manifest) ([]rankFile, []Problem, error) {
+func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *record.Manifest) ([]rankFile, []*lineerr.Error, error) {
 	ranks, present, err := rankSet(dir, m.Ranks)
 	if err != nil {
 		return nil, nil, err
@@ -67,7 +68,7 @@ func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *
 	if err != nil {
 		return nil, nil, err
 	}
-	var problems []Problem
+	var problems []*lineerr.Error
 	for i := range files {
 		files[i].samples = added[files[i].rank]
 		problems = append(problems, files[i].problems...)
@@ -212,7 +213,7 @@ func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf [
 // problem records line n of the file at path as skipped, for msg.
 func (f *rankFile) problem(path string, n int, msg string) {
 	f.badLines++
-	f.problems = append(f.problems, Problem{File: path, Line: n, Msg: msg})
+	f.problems = append(f.problems, &lineerr.Error{File: path, Line: n, Err: errors.New(msg)})
 }
 
 // tailSplit splits lines as bufio.ScanLines does and notes whether the

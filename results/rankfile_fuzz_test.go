@@ -25,7 +25,7 @@ func FuzzReadRankFile(f *testing.F) {
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, p := range rf.problems {
-			if p.File != path || p.Line < 1 || p.Line > lines+1 || p.Msg == "" {
+			if p.File != path || p.Line < 1 || p.Line > lines+1 || p.Err == nil {
 				t.Fatalf("problem %+v of a file of %d lines", p, lines)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -253,6 +254,21 @@ func TypeName(v any) string {
 // "want string, got list", matching ErrType.
 func TypeError(want string, v any) error {
 	return lineerr.Mark(ErrType, "want %s, got %s", want, TypeName(v))
+}
+
+// Number reads an integer or a float as a float64, refusing NaN and the
+// infinities.
+func Number(v any) (float64, error) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), nil
+	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return 0, lineerr.Mark(ErrValue, "%v is not a finite number", n)
+		}
+		return n, nil
+	}
+	return 0, TypeError("number", v)
 }
 
 // UnknownKey says that name is not one of the known keys, and which one

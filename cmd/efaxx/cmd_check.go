@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
 )
@@ -149,7 +150,7 @@ func checkTable(rows []harness.CheckRow) *table {
 				rec.Result = "fail"
 			}
 			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, runLabel(*r.Run), r.Size, r.Value
-			t.add(rec.Expect, fmt.Sprint(r.RunID), rec.Point, harness.FormatSize(r.Size), rec.Metric, rec.Stat,
+			t.add(rec.Expect, fmt.Sprint(r.RunID), rec.Point, bytesize.Format(r.Size), rec.Metric, rec.Stat,
 				num(r.Value)+" "+e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
 		}
 		records = append(records, rec)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
 )
@@ -332,7 +333,7 @@ func compareTable(c *results.Comparison) *table {
 		for _, k := range c.By {
 			row = append(row, paramCell(r.Params[k]))
 		}
-		row = append(row, harness.FormatSize(r.Size), fmt.Sprint(r.A.Runs), num(r.A.Median),
+		row = append(row, bytesize.Format(r.Size), fmt.Sprint(r.A.Runs), num(r.A.Median),
 			fmt.Sprint(r.B.Runs), num(r.B.Median), fmt.Sprintf("%.3f", r.Ratio), intervalCell(r.Judgement),
 			pCell(r.Judgement), verdictCell(r.Verdict))
 		t.add(row...)

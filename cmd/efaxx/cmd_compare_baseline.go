@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 
+	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
 )
@@ -81,7 +82,7 @@ func baselineTable(c *results.BaselineComparison) *table {
 	t := &table{header: []string{"BENCHMARK", "VARIANT", "METRIC", "SIZE", "BASELINE", "RUNS", "RUN MEDIAN",
 		"RUN/BASELINE", "INTERVAL", "P", "VERDICT"}, records: c}
 	for _, r := range c.Rows {
-		t.add(r.Series.Benchmark, r.Variant, r.Metric, harness.FormatSize(r.Size), num(r.Baseline), fmt.Sprint(r.Runs.Runs),
+		t.add(r.Series.Benchmark, r.Variant, r.Metric, bytesize.Format(r.Size), num(r.Baseline), fmt.Sprint(r.Runs.Runs),
 			num(r.Runs.Median), fmt.Sprintf("%.3f", r.Ratio), intervalCell(r.Judgement), pCell(r.Judgement), verdictCell(r.Verdict))
 	}
 	return t

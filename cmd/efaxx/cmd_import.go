@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"efaxx/harness"
 	"efaxx/results"
 	"efaxx/results/baselines"
 )
@@ -76,7 +75,7 @@ func loadBaseline(name string) (*results.Baseline, error) {
 	data, err := os.ReadFile(name)
 	if os.IsNotExist(err) {
 		if shipped, ok := baselines.Lookup(name); ok {
-			return harness.ParseBaseline("results/baselines/"+name+".toml", shipped)
+			return baselines.Parse("results/baselines/"+name+".toml", shipped)
 		}
 		return nil, &usageError{msg: fmt.Sprintf("baseline %q: no such file, and no shipped baseline of that name", name),
 			hint: "efaxx import baseline " + strings.Join(baselines.Names(), " | ")}
@@ -84,5 +83,5 @@ func loadBaseline(name string) (*results.Baseline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read baseline %q: %w", name, err)
 	}
-	return harness.ParseBaseline(name, data)
+	return baselines.Parse(name, data)
 }

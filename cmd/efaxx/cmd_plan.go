@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/slurm"
 )
@@ -193,5 +194,5 @@ func sizeRange(sizes []uint64) string {
 	for _, s := range sizes {
 		lo, hi = min(lo, s), max(hi, s)
 	}
-	return fmt.Sprintf("%s..%s (%d)", harness.FormatSize(lo), harness.FormatSize(hi), len(sizes))
+	return fmt.Sprintf("%s..%s (%d)", bytesize.Format(lo), bytesize.Format(hi), len(sizes))
 }

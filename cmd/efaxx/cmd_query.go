@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
 )
@@ -107,7 +108,7 @@ func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results
 		for _, k := range res.By {
 			row = append(row, paramCell(r.Params[k]))
 		}
-		row = append(row, harness.FormatSize(r.Size), fmt.Sprint(r.Runs), fmt.Sprint(r.Count),
+		row = append(row, bytesize.Format(r.Size), fmt.Sprint(r.Runs), fmt.Sprint(r.Count),
 			num(r.Min), num(r.Median), num(r.Mean), num(r.Max), num(r.P99))
 		t.add(row...)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"efaxx/harness"
+	"efaxx/bytesize"
 	"efaxx/results"
 )
 
@@ -58,7 +58,7 @@ func spreadTables(sp *results.Spread) []*table {
 	sizes := &table{header: []string{"SIZE", "SAMPLES", "MEDIAN" + unit, "WORST" + unit, "BEST" + unit,
 		"WORST/MEDIAN", "SLOWEST RANK", "HOST"}}
 	for _, s := range sp.Sizes {
-		sizes.add(harness.FormatSize(s.Size), fmt.Sprint(s.Samples), num(s.Median), num(s.Worst), num(s.Best),
+		sizes.add(bytesize.Format(s.Size), fmt.Sprint(s.Samples), num(s.Median), num(s.Worst), num(s.Best),
 			ratio(s.Worst, s.Median), fmt.Sprint(s.Slowest), dash(s.Host))
 	}
 	ranks := &table{header: []string{"SLOWEST RANKS", "HOST", "LOCAL RANK", "TYPICAL SPEED", "WORST SPEED", "AT SIZE"}}
@@ -68,7 +68,7 @@ func spreadTables(sp *results.Spread) []*table {
 			local = fmt.Sprint(*r.LocalRank)
 		}
 		ranks.add(fmt.Sprint(r.Rank), dash(r.Host), local, fmt.Sprintf("%.2f", r.Typical), fmt.Sprintf("%.2f", r.Worst),
-			harness.FormatSize(r.WorstSize))
+			bytesize.Format(r.WorstSize))
 	}
 	hosts := &table{header: []string{"SLOWEST HOSTS", "RANKS", "TYPICAL SPEED", "WORST SPEED"}}
 	for _, h := range sp.Hosts {

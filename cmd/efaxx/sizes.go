@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"efaxx/harness"
+	"efaxx/bytesize"
 	"efaxx/results"
 )
 
@@ -81,7 +81,7 @@ func (t *sizeTable) rows(stats []results.SizeStat) [][]string {
 	}
 	var out [][]string
 	for _, s := range stats {
-		row := []string{harness.FormatSize(s.Size)}
+		row := []string{bytesize.Format(s.Size)}
 		if t.variant {
 			row = append(row, dash(s.Variant))
 		}

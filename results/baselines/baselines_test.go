@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"efaxx/harness"
 	"efaxx/results"
 	"efaxx/results/baselines"
 )
@@ -21,7 +20,7 @@ func study(t *testing.T) *results.Baseline {
 	if !ok {
 		t.Fatal("no shipped baseline aws-gpu-comm-p5")
 	}
-	b, err := harness.ParseBaseline("aws-gpu-comm-p5.toml", text)
+	b, err := baselines.Parse("aws-gpu-comm-p5.toml", text)
 	if err != nil {
 		t.Fatal(err)
 	}

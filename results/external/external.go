@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"efaxx/lineerr"
 	"efaxx/results/record"
 )
 
@@ -62,50 +63,17 @@ type Result struct {
 
 	// Problems are lines outside the results that the parser did not
 	// understand: reported, not fatal.
-	Problems []*LineError
+	Problems []*lineerr.Error
 
 	// Fingerprint is what the output says of the tool and the run: its
 	// version, devices, iterations, and the unit of every tool value.
 	Fingerprint map[string]any
 }
 
-// LineError is a problem at one line of a file.
-type LineError struct {
-	File string
-	Line int // 1-based; 0 for the file as a whole
-	Msg  string
-}
-
-// Error returns "file:line: msg".
-func (e *LineError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
-
-// Unwrap returns ErrFormat.
-func (e *LineError) Unwrap() error { return ErrFormat }
-
-// Errors is every problem that failed a parse, in file and line order.
-type Errors []*LineError
-
-// Error returns the problems, one per line.
-func (l Errors) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns the problems, so that errors.Is finds ErrFormat.
-func (l Errors) Unwrap() []error {
-	out := make([]error, len(l))
-	for i, e := range l {
-		out[i] = e
-	}
-	return out
+// formatError is an error at line n of file (0: the file as a whole)
+// that matches ErrFormat.
+func formatError(file string, n int, format string, args ...any) *lineerr.Error {
+	return &lineerr.Error{File: file, Line: n, Err: lineerr.Mark(ErrFormat, format, args...)}
 }
 
 // parser reads the output of one tool.
@@ -164,7 +132,7 @@ func Parse(name string, in Input) (*Result, error) {
 		return nil, err
 	}
 	if len(res.Samples) == 0 {
-		return nil, Errors{{File: fileNames(in.Files), Msg: "no results: no rank's output holds a result table"}}
+		return nil, lineerr.Errors{formatError(fileNames(in.Files), 0, "no results: no rank's output holds a result table")}
 	}
 	if err := checkSizes(in, res); err != nil {
 		return nil, err
@@ -187,8 +155,8 @@ func checkSizes(in Input, res *Result) error {
 	if missing == nil {
 		return nil
 	}
-	return Errors{{File: fileNames(in.Files), Msg: fmt.Sprintf("no result for size %s of the sweep's sizes: "+
-		"the output was cut short, or the program measured other sizes", strings.Join(missing, ", "))}}
+	return lineerr.Errors{formatError(fileNames(in.Files), 0, "no result for size %s of the sweep's sizes: "+
+		"the output was cut short, or the program measured other sizes", strings.Join(missing, ", "))}
 }
 
 // fileNames names the files of a run for a message about all of them.

@@ -1,11 +1,12 @@
 package external
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // maxShown bounds how much of a line a message quotes.
@@ -33,19 +34,19 @@ func lines(data []byte) (out []string, cut bool) {
 
 // sink collects the errors and problems of one parse.
 type sink struct {
-	errs     Errors
-	problems []*LineError
+	errs     lineerr.Errors
+	problems []*lineerr.Error
 }
 
 // fail records an error that fails the parse.
 func (s *sink) fail(file string, line int, format string, args ...any) {
-	s.errs = append(s.errs, &LineError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	s.errs = append(s.errs, formatError(file, line, format, args...))
 }
 
 // unknown records a line the parser does not understand, outside the
 // results: a problem to report, not an error.
 func (s *sink) unknown(file string, line int, text string) {
-	s.problems = append(s.problems, &LineError{File: file, Line: line, Msg: "line not understood: " + quote(text)})
+	s.problems = append(s.problems, formatError(file, line, "line not understood: %s", quote(text)))
 }
 
 // err returns the errors, or nil without any.

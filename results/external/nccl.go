@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"efaxx/lineerr"
 	"efaxx/results/nccltests"
 )
 
@@ -20,7 +21,7 @@ import (
 func parseNCCL(in Input) (*Result, error) {
 	table, rest := tableFile(in.Files)
 	if table == nil {
-		return nil, Errors{{File: fileNames(in.Files), Msg: "no rank 0 output and no -J file: where is the table?"}}
+		return nil, lineerr.Errors{formatError(fileNames(in.Files), 0, "no rank 0 output and no -J file: where is the table?")}
 	}
 	r, err := nccltests.Parse(table.Name, table.Data)
 	if err != nil {
@@ -79,9 +80,9 @@ func addNCCLRows(s *sink, res *Result, r *nccltests.Result, file string) {
 // addNCCLMeasure adds one measurement of one row.
 func addNCCLMeasure(s *sink, res *Result, r *nccltests.Result, file string, row nccltests.Row, m *nccltests.Measure, variant string) {
 	smp, err := r.Sample(file, row, m)
-	var le *nccltests.LineError
+	var le *lineerr.Error
 	if errors.As(err, &le) {
-		s.fail(file, row.Line, "%s", le.Msg)
+		s.fail(file, row.Line, "%v", le.Err)
 		return
 	} else if err != nil {
 		s.fail(file, row.Line, "%v", err)

@@ -8,6 +8,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // jsonFile is the document nccl-tests -J writes (JSON_FILE_VERSION 2).
@@ -92,10 +94,10 @@ func (n *jsonNumber) UnmarshalJSON(b []byte) error {
 func ParseJSON(file string, data []byte) (*Result, error) {
 	var doc jsonFile
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, Errors{jsonError(file, data, err)}
+		return nil, lineerr.Errors{jsonError(file, data, err)}
 	}
 	if doc.Version == 0 || doc.Results == nil {
-		return nil, Errors{{File: file, Msg: `no "version" and "results": not a file of nccl-tests -J`}}
+		return nil, lineerr.Errors{formatError(file, 0, `no "version" and "results": not a file of nccl-tests -J`)}
 	}
 	r := &Result{Complete: true, NCCLVersion: doc.NCCLVersion, Args: doc.Args, Start: doc.StartTime,
 		Iterations: doc.Config.Iterations * max(doc.Config.Agg, 1), Wrong: doc.OutOfBounds.Count,
@@ -107,7 +109,7 @@ func ParseJSON(file string, data []byte) (*Result, error) {
 		r.Devices = append(r.Devices, Device{Rank: d.Rank, Group: d.Group, Pid: d.Pid, Host: d.Hostname,
 			Device: d.Device, Bus: d.DeviceHex, Name: d.DeviceInfo})
 	}
-	var errs Errors
+	var errs lineerr.Errors
 	var at int64 // where the next result is looked for, so that equal results get their own lines
 	for _, raw := range doc.Results {
 		off := offsetFrom(data, raw, at)
@@ -123,20 +125,20 @@ func ParseJSON(file string, data []byte) (*Result, error) {
 		return nil, errs
 	}
 	if len(r.Rows) == 0 {
-		return nil, Errors{{File: file, Msg: "results is empty"}}
+		return nil, lineerr.Errors{formatError(file, 0, "results is empty")}
 	}
 	return r, nil
 }
 
 // jsonResult reads one entry of results, raw, found at line.
-func jsonResult(file string, line int, raw json.RawMessage) (Row, *LineError) {
+func jsonResult(file string, line int, raw json.RawMessage) (Row, *lineerr.Error) {
 	var j jsonRow
 	if err := json.Unmarshal(raw, &j); err != nil {
-		return Row{}, &LineError{File: file, Line: line, Msg: "result: " + err.Error()}
+		return Row{}, formatError(file, line, "result: %v", err)
 	}
 	root, err := strconv.Atoi(strings.TrimSpace(j.Root))
 	if err != nil {
-		return Row{}, &LineError{File: file, Line: line, Msg: fmt.Sprintf("root %q: not a number", j.Root)}
+		return Row{}, formatError(file, line, "root %q: not a number", j.Root)
 	}
 	row := Row{Line: line, Size: j.Size, Count: j.Count, Type: j.Type, Redop: j.Redop, Root: root, Iterations: j.Iterations}
 	if j.OutOfPlace != nil {
@@ -147,11 +149,11 @@ func jsonResult(file string, line int, raw json.RawMessage) (Row, *LineError) {
 	}
 	for _, m := range []*Measure{row.OutOfPlace, row.InPlace} {
 		if m != nil && m.TimeUs <= 0 {
-			return Row{}, &LineError{File: file, Line: line, Msg: fmt.Sprintf("size %d: time %g us: want more than 0", j.Size, m.TimeUs)}
+			return Row{}, formatError(file, line, "size %d: time %g us: want more than 0", j.Size, m.TimeUs)
 		}
 	}
 	if row.OutOfPlace == nil && row.InPlace == nil {
-		return Row{}, &LineError{File: file, Line: line, Msg: fmt.Sprintf("size %d: neither out_of_place nor in_place", j.Size)}
+		return Row{}, formatError(file, line, "size %d: neither out_of_place nor in_place", j.Size)
 	}
 	return row, nil
 }
@@ -176,19 +178,19 @@ func (j *jsonMeasure) measure(it *jsonIter) *Measure {
 }
 
 // jsonError places a decoding error at its line.
-func jsonError(file string, data []byte, err error) *LineError {
+func jsonError(file string, data []byte, err error) *lineerr.Error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn) && syn.Offset == 0:
 		// A cut file: encoding/json finds out at the end of the data.
-		return &LineError{File: file, Line: lineAt(data, int64(len(data))), Msg: syn.Error()}
+		return formatError(file, lineAt(data, int64(len(data))), "%s", syn.Error())
 	case errors.As(err, &syn):
-		return &LineError{File: file, Line: lineAt(data, syn.Offset), Msg: syn.Error()}
+		return formatError(file, lineAt(data, syn.Offset), "%s", syn.Error())
 	case errors.As(err, &typ):
-		return &LineError{File: file, Line: lineAt(data, typ.Offset), Msg: typ.Error()}
+		return formatError(file, lineAt(data, typ.Offset), "%s", typ.Error())
 	}
-	return &LineError{File: file, Msg: err.Error()}
+	return formatError(file, 0, "%s", err.Error())
 }
 
 // offsetFrom returns where the text of sub starts in data, looking from

@@ -6,8 +6,9 @@ package nccltests
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // ErrFormat matches every error about a file that is not nccl-tests output.
@@ -77,43 +78,10 @@ type Measure struct {
 	Min, Max, P99, P50 *float64
 }
 
-// LineError is a problem at one line of a file.
-type LineError struct {
-	File string
-	Line int // 0 for the file as a whole
-	Msg  string
-}
-
-// Error returns "file:line: msg".
-func (e *LineError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
-
-// Unwrap returns ErrFormat.
-func (e *LineError) Unwrap() error { return ErrFormat }
-
-// Errors is every problem found in one file, in line order.
-type Errors []*LineError
-
-// Error returns the problems one per line.
-func (l Errors) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns the problems, so that errors.Is finds ErrFormat.
-func (l Errors) Unwrap() []error {
-	out := make([]error, len(l))
-	for i, e := range l {
-		out[i] = e
-	}
-	return out
+// formatError is an error at line n of file (0: the file as a whole)
+// that matches ErrFormat.
+func formatError(file string, n int, format string, args ...any) *lineerr.Error {
+	return &lineerr.Error{File: file, Line: n, Err: lineerr.Mark(ErrFormat, format, args...)}
 }
 
 // Parse reads a file of either form: JSON when its first non-blank byte

@@ -75,13 +75,11 @@ func (r *Result) Sample(file string, row Row, m *Measure) (record.Sample, error)
 	}
 	alg := float64(row.Size) / 1e3 / m.TimeUs // GB/s from bytes and us
 	if math.Abs(alg-m.AlgBw) > 0.01+0.05*m.AlgBw {
-		return record.Sample{}, &LineError{File: file, Line: row.Line,
-			Msg: fmt.Sprintf("size %d: algbw %g GB/s, but size over time is %.4g GB/s: a column is misread", row.Size, m.AlgBw, alg)}
+		return record.Sample{}, formatError(file, row.Line, "size %d: algbw %g GB/s, but size over time is %.4g GB/s: a column is misread", row.Size, m.AlgBw, alg)
 	}
 	elapsed := m.TimeUs * 1e3 * float64(iters)
 	if elapsed >= 1<<62 {
-		return record.Sample{}, &LineError{File: file, Line: row.Line,
-			Msg: fmt.Sprintf("size %d: %g us x %d iterations is out of range", row.Size, m.TimeUs, iters)}
+		return record.Sample{}, formatError(file, row.Line, "size %d: %g us x %d iterations is out of range", row.Size, m.TimeUs, iters)
 	}
 	mean := nsOf(m.TimeUs)
 	lat := record.Lat{Min: mean, P50: mean, P99: mean, Max: mean}

@@ -1,10 +1,11 @@
 package nccltests
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"efaxx/lineerr"
 )
 
 // Header lines the text parser reads; every other '#' line is a comment.
@@ -27,7 +28,7 @@ type textParser struct {
 	file    string
 	res     *Result
 	columns []string // a measurement's columns: time algbw busbw #wrong [i_min i_max i_p99 i_cv%]
-	errs    Errors
+	errs    lineerr.Errors
 }
 
 // ParseText reads the text nccl-tests prints. Lines before the column
@@ -52,7 +53,7 @@ func ParseText(file string, data []byte) (*Result, error) {
 
 // fail records a problem at line n.
 func (p *textParser) fail(n int, format string, args ...any) {
-	p.errs = append(p.errs, &LineError{File: p.file, Line: n, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, formatError(p.file, n, format, args...))
 }
 
 // line takes line n.

@@ -1,6 +1,10 @@
-package harness
+// Package bytesize is the one spelling of byte counts in efaxx's files:
+// "4KiB", "4 k" and 4096 are the same size, in powers of 1024, in sweeps,
+// figure specs, baselines and messages alike.
+package bytesize
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"strconv"
@@ -8,6 +12,9 @@ import (
 
 	"efaxx/lineerr"
 )
+
+// ErrSize is matched by every error of Parse and FromInt.
+var ErrSize = errors.New("invalid size")
 
 // sizeUnits are the units a size may carry, all powers of 1024, largest
 // first. Names are matched without regard to case.
@@ -23,14 +30,14 @@ var sizeUnits = []struct {
 	{"B", "B", 1},
 }
 
-// ParseSize parses a byte count: a whole number followed by an optional unit,
+// Parse parses a byte count: a whole number followed by an optional unit,
 // B, K or KiB, M or MiB, G or GiB, T or TiB (powers of 1024, any case, with
 // an optional space before the unit). "4KiB", "4 k" and "4096" are all 4096.
 //
 // KB, MB, GB and TB are rejected because readers disagree on whether they
 // mean powers of 1000 or 1024. Zero, negative numbers, fractions and counts
 // above 2^64-1 are rejected too. Errors match ErrSize.
-func ParseSize(s string) (uint64, error) {
+func Parse(s string) (uint64, error) {
 	num, unit := splitSize(strings.TrimSpace(s))
 	if strings.HasPrefix(unit, ".") {
 		return 0, fractionError(s, num, unit)
@@ -95,13 +102,13 @@ func fractionError(s, num, rest string) error {
 	if !r.IsInt() || !r.Num().IsUint64() || r.Sign() == 0 {
 		return lineerr.Mark(ErrSize, "size %q: fractions are not allowed", s)
 	}
-	return lineerr.Mark(ErrSize, "size %q: fractions are not allowed: write %q", s, FormatSize(r.Num().Uint64()))
+	return lineerr.Mark(ErrSize, "size %q: fractions are not allowed: write %q", s, Format(r.Num().Uint64()))
 }
 
-// FormatSize returns n in the shortest exact form that ParseSize reads back:
+// Format returns n in the shortest exact form that Parse reads back:
 // the largest unit that divides n, so 4096 is "4KiB", 16777216 is "16MiB" and
 // 1000 is "1000B".
-func FormatSize(n uint64) string {
+func Format(n uint64) string {
 	for _, u := range sizeUnits {
 		if n != 0 && n%u.bytes == 0 {
 			return strconv.FormatUint(n/u.bytes, 10) + u.name
@@ -110,8 +117,8 @@ func FormatSize(n uint64) string {
 	return "0B"
 }
 
-// sizeFromInt checks a size written as a TOML integer, a count of bytes.
-func sizeFromInt(n int64) (uint64, error) {
+// FromInt checks a size written as an integer, a count of bytes.
+func FromInt(n int64) (uint64, error) {
 	switch {
 	case n < 0:
 		return 0, lineerr.Mark(ErrSize, "size %d: negative", n)

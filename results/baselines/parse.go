@@ -1,10 +1,11 @@
-package harness
+package baselines
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"efaxx/bytesize"
 	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/tomldoc"
@@ -19,15 +20,16 @@ var baselineKeys = []string{"name", "repository", "description", "transcribed", 
 var seriesKeys = []string{"benchmark", "variant", "metric", "file", "commit", "denominator", "values", "setup", "note",
 	"params", "sample_variant"}
 
-// ParseBaseline parses a baseline file (results/baselines/*.toml): a name,
-// where the numbers come from, and [[series]] tables of a value per size.
-// Decoding is as strict as for sweeps: an invalid file gives an lineerr.Errors
-// of "file:line: key: message".
-func ParseBaseline(file string, data []byte) (*results.Baseline, error) {
-	d, top, err := newDecoder(file, data)
+// Parse parses a baseline file (results/baselines/*.toml, or one of the
+// user's): a name, where the numbers come from, and [[series]] tables of a
+// value per size. Decoding is as strict as for sweeps: an invalid file
+// gives a lineerr.Errors of "file:line: key: message".
+func Parse(file string, data []byte) (*results.Baseline, error) {
+	doc, top, err := tomldoc.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
+	d := &decoder{file: file, doc: doc}
 	b := &results.Baseline{Text: data}
 	strs := map[string]*string{"name": &b.Name, "repository": &b.Repository, "description": &b.Description,
 		"transcribed": &b.Transcribed}
@@ -51,6 +53,18 @@ func ParseBaseline(file string, data []byte) (*results.Baseline, error) {
 	return b, nil
 }
 
+// decoder checks the keys of one baseline file and collects every error.
+type decoder struct {
+	file string
+	doc  *tomldoc.Document
+	errs lineerr.Errors
+}
+
+// fail records err against the key of e.
+func (d *decoder) fail(e tomldoc.Entry, err error) {
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: e.Line, Key: e.Key.String(), Err: err})
+}
+
 // readStringKey reads a string key into dst.
 func (d *decoder) readStringKey(e tomldoc.Entry, dst *string) {
 	if s, ok := e.Value.(string); ok {
@@ -64,7 +78,7 @@ func (d *decoder) readStringKey(e tomldoc.Entry, dst *string) {
 func (d *decoder) requireKeys(seen map[string]bool, at string, keys ...string) {
 	for _, k := range keys {
 		if !seen[k] {
-			d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: at + k, Err: ErrMissingKey})
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: at + k, Err: tomldoc.ErrMissingKey})
 		}
 	}
 }
@@ -83,7 +97,7 @@ func (d *decoder) decodeSeries(e tomldoc.Entry) []results.BaselineSeries {
 		key := s.Benchmark + " " + s.Variant + " " + s.Metric
 		if j, dup := names[key]; dup && len(t) > 0 {
 			d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: tomldoc.FirstLine(t, e.Line), Key: fmt.Sprintf("series[%d]", i+1),
-				Err: lineerr.Mark(ErrDuplicate, "%s is series %d already", key, j+1)})
+				Err: lineerr.Mark(tomldoc.ErrValue, "%s is series %d already", key, j+1)})
 		}
 		names[key] = i
 		out = append(out, s)
@@ -114,7 +128,7 @@ func (d *decoder) decodeOneSeries(i int, t []tomldoc.Entry) results.BaselineSeri
 			case !ok:
 				d.seriesFail(i, c, tomldoc.TypeError("string", c.Value))
 			case v == "":
-				d.seriesFail(i, c, lineerr.Mark(ErrValue, "empty: say what it is, or \"unknown\""))
+				d.seriesFail(i, c, lineerr.Mark(tomldoc.ErrValue, "empty: say what it is, or \"unknown\""))
 			default:
 				*strs[c.Name()] = v
 			}
@@ -139,26 +153,26 @@ func (d *decoder) decodeValues(i int, c tomldoc.Entry) map[uint64]float64 {
 	values := map[uint64]float64{}
 	children := d.doc.Children(c)
 	for _, k := range children {
-		size, err := ParseSize(k.Name())
+		size, err := bytesize.Parse(k.Name())
 		if err != nil {
 			d.seriesFail(i, k, err)
 			continue
 		}
-		v, err := readNumber(k.Value)
+		v, err := tomldoc.Number(k.Value)
 		if err == nil && (math.IsNaN(v) || v < 0) {
-			err = lineerr.Mark(ErrValue, "%v: want a number of at least 0", v)
+			err = lineerr.Mark(tomldoc.ErrValue, "%v: want a number of at least 0", v)
 		}
 		if err != nil {
 			d.seriesFail(i, k, err)
 			continue
 		}
 		if _, dup := values[size]; dup {
-			d.seriesFail(i, k, lineerr.Mark(ErrDuplicate, "size %s given twice", FormatSize(size)))
+			d.seriesFail(i, k, lineerr.Mark(tomldoc.ErrValue, "size %s given twice", bytesize.Format(size)))
 		}
 		values[size] = v
 	}
 	if len(children) == 0 {
-		d.seriesFail(i, c, fmt.Errorf("%w: a series needs at least one value", ErrEmptyList))
+		d.seriesFail(i, c, lineerr.Mark(tomldoc.ErrValue, "empty list: a series needs at least one value"))
 	}
 	return values
 }

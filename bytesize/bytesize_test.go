@@ -1,14 +1,15 @@
-package harness_test
+package bytesize_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
-	"efaxx/harness"
+	"efaxx/bytesize"
 )
 
-func TestParseSize(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in   string
 		want uint64
@@ -35,15 +36,15 @@ func TestParseSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := harness.ParseSize(tt.in)
+			got, err := bytesize.Parse(tt.in)
 			if got != tt.want || err != nil {
-				t.Errorf("ParseSize(%q) = %d, %v, want %d, nil", tt.in, got, err, tt.want)
+				t.Errorf("Parse(%q) = %d, %v, want %d, nil", tt.in, got, err, tt.want)
 			}
 		})
 	}
 }
 
-func TestParseSizeErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
@@ -70,18 +71,18 @@ func TestParseSizeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := harness.ParseSize(tt.in)
-			if got != 0 || errText(err) != tt.want {
-				t.Errorf("ParseSize(%q) = %d, %v, want 0, %s", tt.in, got, err, tt.want)
+			got, err := bytesize.Parse(tt.in)
+			if got != 0 || fmt.Sprint(err) != tt.want {
+				t.Errorf("Parse(%q) = %d, %v, want 0, %s", tt.in, got, err, tt.want)
 			}
-			if !errors.Is(err, harness.ErrSize) {
-				t.Errorf("ParseSize(%q) error = %v, want one that is ErrSize", tt.in, err)
+			if !errors.Is(err, bytesize.ErrSize) {
+				t.Errorf("Parse(%q) error = %v, want one that is ErrSize", tt.in, err)
 			}
 		})
 	}
 }
 
-func TestFormatSize(t *testing.T) {
+func TestFormat(t *testing.T) {
 	tests := []struct {
 		in   uint64
 		want string
@@ -101,8 +102,8 @@ func TestFormatSize(t *testing.T) {
 		{math.MaxUint64, "18446744073709551615B"},
 	}
 	for _, tt := range tests {
-		if got := harness.FormatSize(tt.in); got != tt.want {
-			t.Errorf("FormatSize(%d) = %q, want %q", tt.in, got, tt.want)
+		if got := bytesize.Format(tt.in); got != tt.want {
+			t.Errorf("Format(%d) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -117,10 +118,28 @@ func TestSizeRoundTrip(t *testing.T) {
 		if n == 0 {
 			continue
 		}
-		text := harness.FormatSize(n)
-		got, err := harness.ParseSize(text)
+		text := bytesize.Format(n)
+		got, err := bytesize.Parse(text)
 		if got != n || err != nil {
-			t.Errorf("ParseSize(FormatSize(%d) = %q) = %d, %v, want %d, nil", n, text, got, err, n)
+			t.Errorf("Parse(Format(%d) = %q) = %d, %v, want %d, nil", n, text, got, err, n)
 		}
 	}
+}
+
+// FuzzParse checks that Parse never panics, that what it accepts is at
+// least one byte and survives Format, and that its errors are ErrSize.
+func FuzzParse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := bytesize.Parse(s)
+		if err != nil {
+			if n != 0 || !errors.Is(err, bytesize.ErrSize) {
+				t.Fatalf("Parse(%q) = %d, %v; want 0 and an ErrSize", s, n, err)
+			}
+			return
+		}
+		text := bytesize.Format(n)
+		if back, err := bytesize.Parse(text); n == 0 || back != n || err != nil {
+			t.Fatalf("Parse(%q) = %d; Parse(Format = %q) = %d, %v", s, n, text, back, err)
+		}
+	})
 }

@@ -1,20 +1,20 @@
-package harness_test
+package baselines_test
 
 import (
 	"os"
 	"testing"
 
-	"efaxx/harness"
+	"efaxx/results/baselines"
 )
 
-// TestParseBaseline_Shipped parses the baseline that ships with efaxx and
+// TestParse_Shipped parses the baseline that ships with efaxx and
 // checks numbers against the published tables they were copied from.
-func TestParseBaseline_Shipped(t *testing.T) {
-	data, err := os.ReadFile("../results/baselines/libefaxx-p5.toml")
+func TestParse_Shipped(t *testing.T) {
+	data, err := os.ReadFile("libefaxx-p5.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := harness.ParseBaseline("libefaxx-p5.toml", data)
+	b, err := baselines.Parse("libefaxx-p5.toml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestParseBaseline_Shipped(t *testing.T) {
 	}
 }
 
-func TestParseBaselineErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"missing keys", "name = \"b\"\n",
 			"b.toml: repository: missing required key\nb.toml: series: missing required key"},
@@ -72,9 +72,9 @@ values = { "1MB" = 1, "2MiB" = "fast" }
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := harness.ParseBaseline("b.toml", []byte(tt.text))
+			_, err := baselines.Parse("b.toml", []byte(tt.text))
 			if err == nil || err.Error() != tt.want {
-				t.Errorf("ParseBaseline error =\n%v\nwant\n%s", err, tt.want)
+				t.Errorf("Parse error =\n%v\nwant\n%s", err, tt.want)
 			}
 		})
 	}
