@@ -3,7 +3,9 @@
 // directories that efaxx-runner and the executors write, and read by the
 // queries behind runs, show, compare, check and plot.
 //
-// Ingest is the only writer. Compute nodes never open the database.
+// Only efaxx's commands on the login node write it: ingest, and import,
+// tag, and the job records of submit and sync, each in a transaction that
+// takes the write lock at BEGIN (beginWrite). Compute nodes never open it.
 package results
 
 import (
@@ -36,7 +38,7 @@ var ErrNoPercentile = errors.New("results: SQLite was built without median() and
 	"build efaxx with -tags sqlite_percentile (make build does)")
 
 // busyTimeout is how long a connection waits for another writer's lock
-// before it gives up with "database is locked".
+// before it gives up with "database is locked" (and retryBusy asks again).
 const busyTimeout = 10 * time.Second
 
 // DB is an open results store. It is safe for concurrent use.
@@ -94,21 +96,15 @@ func open(ctx context.Context, path string, last int, mode string) (*DB, error) 
 }
 
 // setUp checks the SQLite build and migrates the store no further than
-// version last. Two processes creating one new store at once can find it
-// locked without the busy timeout helping, while the other one switches
-// the new file to WAL: setUp then tries again, for up to lockWait.
+// version last, from the start again while the store is busy (retryBusy):
+// another process may be creating it.
 func (db *DB) setUp(ctx context.Context, last int) error {
-	deadline := time.Now().Add(lockWait)
-	for {
-		err := db.checkPercentile(ctx)
-		if err == nil {
-			err = db.migrateTo(ctx, last)
-		}
-		if err == nil || !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+	return retryBusy(ctx, func() error {
+		if err := db.checkPercentile(ctx); err != nil {
 			return err
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return db.migrateTo(ctx, last)
+	})
 }
 
 // Close closes the store.

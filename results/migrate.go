@@ -4,20 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 // migrationFS holds the schema as numbered SQL files, NNNN_name.sql. A
-// migration is never edited once released; a change is a new file.
+// migration is never edited once released; a change is a new file, with the
+// next number after the highest. The numbers jump (0004, 0020, 0030) where
+// branches wrote migrations at once: docs/schema.md says why; stores record
+// them, so they stay.
 //
 //go:embed migration/*.sql
 var migrationFS embed.FS
@@ -29,14 +27,10 @@ type migration struct {
 	sql     string
 }
 
-// migrate applies, in version order, each embedded migration the store
-// lacks, each in its own transaction, recording it in the migrations table.
-func (db *DB) migrate(ctx context.Context) error {
-	return db.migrateTo(ctx, math.MaxInt)
-}
-
-// migrateTo is migrate, stopping after version last. Tests use it to make
-// a store of an earlier schema, then migrate it.
+// migrateTo applies, in version order, each embedded migration up to
+// version last that the store lacks, each in its own transaction, recording
+// it in the migrations table. Open goes to the newest; tests stop earlier
+// to make a store of an older schema, then migrate it.
 func (db *DB) migrateTo(ctx context.Context, last int) error {
 	ms, err := migrations()
 	if err != nil {
@@ -53,7 +47,7 @@ func (db *DB) migrateTo(ctx context.Context, last int) error {
 		if applied[m.version] {
 			continue // no write lock to take: readers open a store that a long ingest holds
 		}
-		if err := db.retryBusy(ctx, func() error { return db.migrateOne(ctx, m) }); err != nil {
+		if err := db.migrateOne(ctx, m); err != nil {
 			return fmt.Errorf("migrate %s: %w", m.name, err)
 		}
 	}
@@ -170,25 +164,4 @@ func (db *DB) checkVersion(ctx context.Context, known int) error {
 		return fmt.Errorf("schema version %d is newer than this efaxx knows (%d)", max.Int64, known)
 	}
 	return nil
-}
-
-// retryBusy runs f again while it fails with SQLITE_BUSY, for up to the
-// busy timeout. Two processes opening one new store at once can get BUSY
-// without SQLite waiting on its busy handler: while the first converts the
-// file to WAL, the second's lock request is refused at once rather than
-// risk a deadlock.
-func (db *DB) retryBusy(ctx context.Context, f func() error) error {
-	deadline := time.Now().Add(busyTimeout)
-	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		err := f()
-		var se sqlite3.Error
-		if !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
 }
