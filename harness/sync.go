@@ -205,7 +205,7 @@ func stepManifest(pf *planFile, job *results.Job, st *slurm.JobState, pt *planne
 					why = cw
 				}
 			}
-			m.Error = joinReasons(fmt.Sprintf("srun exit code %d", code), why)
+			m.Error = record.JoinReasons(fmt.Sprintf("srun exit code %d", code), why)
 		}
 		return m, true
 	}
@@ -263,7 +263,7 @@ func stepOutputTail(dir string, mk slurm.StepMarkers) string {
 		parts = append(parts, lastLines(mk.Output, 2))
 	}
 	parts = append(parts, lastLines(filepath.Join(dir, slurm.LogName), 2))
-	return joinReasons(parts...)
+	return record.JoinReasons(parts...)
 }
 
 // withJobID puts the job's id where the plan left ${SLURM_JOB_ID}.
@@ -283,15 +283,4 @@ func firstTime(times ...time.Time) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// joinReasons joins the parts that are not empty with "; ".
-func joinReasons(parts ...string) string {
-	var keep []string
-	for _, p := range parts {
-		if p != "" {
-			keep = append(keep, p)
-		}
-	}
-	return strings.Join(keep, "; ")
 }

@@ -38,9 +38,9 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	noEnd := ranksWhere(files, func(f rankFile) bool { return f.end == nil })
 	switch {
 	case m.TimedOut:
-		return record.StatusTimeout, joinReasons("timed out", m.SchedulerReason, noEndReason(noEnd))
+		return record.StatusTimeout, record.JoinReasons("timed out", m.SchedulerReason, noEndReason(noEnd))
 	case m.Cancelled:
-		return record.StatusCancelled, joinReasons("cancelled", m.SchedulerReason, noEndReason(noEnd))
+		return record.StatusCancelled, record.JoinReasons("cancelled", m.SchedulerReason, noEndReason(noEnd))
 	case isRunning(m):
 		return record.StatusRunning, ""
 	}
@@ -55,7 +55,7 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	case m.Error != "":
 		return record.StatusFailed, m.Error
 	case m.ExitCode != nil && *m.ExitCode != 0:
-		return record.StatusFailed, joinReasons(fmt.Sprintf("exit code %d", *m.ExitCode), noEndReason(noEnd))
+		return record.StatusFailed, record.JoinReasons(fmt.Sprintf("exit code %d", *m.ExitCode), noEndReason(noEnd))
 	}
 	if reason := gapReason(files); reason != "" {
 		return record.StatusPartial, reason
@@ -116,17 +116,6 @@ func noEndReason(ranks []int) string {
 		return ""
 	}
 	return "no end record from " + rankList(ranks)
-}
-
-// joinReasons joins the non-empty parts of a reason.
-func joinReasons(parts ...string) string {
-	var keep []string
-	for _, p := range parts {
-		if p != "" {
-			keep = append(keep, p)
-		}
-	}
-	return strings.Join(keep, "; ")
 }
 
 // ranksWhere returns the ranks of files for which keep is true.

@@ -10,6 +10,7 @@ package record
 
 import (
 	"fmt"
+	"strings"
 )
 
 // Record types, the "type" field of every NDJSON line.
@@ -211,6 +212,19 @@ type Manifest struct {
 	// Tags are the user's labels for the run (efaxx run --tag k=v), stored
 	// with it and filtered on by efaxx runs --tag. Nil when there are none.
 	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// JoinReasons writes a reason of several parts, as Manifest.Error and a
+// run's stored reason hold them: the parts that are not empty, joined
+// with "; ".
+func JoinReasons(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "; ")
 }
 
 // RankFile returns the file name of rank r's records.
