@@ -42,8 +42,8 @@ func IsImagePath(image string) bool {
 // squashfs image must be a readable squashfs file here; its digest is the
 // sha256 of its bytes. A registry image's digest is the one its reference
 // pins (@sha256:...), or unknown.
-func ContainerRunner(c *Container) (Runner, error) {
-	r := Runner{Path: ImageRunner}
+func ContainerRunner(c *Container) (RunnerBinary, error) {
+	r := RunnerBinary{Path: ImageRunner}
 	if !IsImagePath(c.Image) {
 		if _, d, ok := strings.Cut(c.Image, "@"); ok {
 			r.Digest = d
@@ -56,7 +56,7 @@ func ContainerRunner(c *Container) (Runner, error) {
 	}
 	d, err := ImageDigest(c.Image)
 	if err != nil {
-		return Runner{}, err
+		return RunnerBinary{}, err
 	}
 	r.Digest, r.Version = d, "image "+d
 	return r, nil
@@ -97,7 +97,7 @@ func unwrapPath(err error) error {
 // the image, and the script makes it job-scoped. The sweep's variables,
 // and efaxx's own, are set inside the container only: the job script
 // never exports them.
-func (ss *Session) container(c *Container, r Runner) *slurm.Container {
+func (ss *Session) container(c *Container, r RunnerBinary) *slurm.Container {
 	sum := sha256.Sum256([]byte(c.Image))
 	names := slices.Sorted(maps.Keys(c.Env))
 	env := []slurm.EnvVar{{Name: record.EnvImage, Value: c.Image}, {Name: record.EnvImageDigest, Value: r.Digest},

@@ -27,16 +27,16 @@ const (
 
 // DoctorOptions says what Doctor checks beyond the cluster.
 type DoctorOptions struct {
-	Sweep   *Sweep // its MPI plugin and image are checked; nil for none
-	Runner  string // efaxx-runner, run with --version; "" to skip
-	Workdir string
-	Version string // efaxx's own, "VERSION (COMMIT)": the image's runner should be the same
+	Sweep      *Sweep // its MPI plugin and image are checked; nil for none
+	RunnerPath string // efaxx-runner, run with --version; "" to skip
+	Workdir    string
+	Version    string // efaxx's own, "VERSION (COMMIT)": the image's runner should be the same
 }
 
 // Doctor checks what a submission needs: Slurm's partitions and idle
 // nodes, its MPI plugins, pyxis, the image, libfabric's providers and NICs
 // on this machine, the runner and the workdir. Every command goes through
-// client's Runner.
+// client's Commander.
 func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Finding {
 	res := Resources{MPI: defaultMPI}
 	if o.Sweep != nil {
@@ -55,15 +55,15 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 		pyxis := checkPyxis(ctx, client, res.Container != nil)
 		checks = append(checks, checkPartitions(ctx, client, res.Partition), checkMPI(ctx, client, res.MPI), pyxis)
 		if pyxis.Status == CheckOK || res.Container != nil {
-			checks = append(checks, checkEnroot(ctx, client.Runner))
+			checks = append(checks, checkEnroot(ctx, client.Commander))
 		}
 		if res.Container != nil {
 			checks = append(checks, checkImage(ctx, res.Container.Image, o.Version)...)
 		}
 	}
-	checks = append(checks, checkFabric(ctx, client.Runner)...)
-	if o.Runner != "" {
-		checks = append(checks, checkRunner(ctx, client.Runner, o.Runner))
+	checks = append(checks, checkFabric(ctx, client.Commander)...)
+	if o.RunnerPath != "" {
+		checks = append(checks, checkRunner(ctx, client.Commander, o.RunnerPath))
 	}
 	if w := CheckShared(o.Workdir); w != "" {
 		checks = append(checks, Finding{"workdir", CheckWarn, w})
@@ -121,7 +121,7 @@ func checkPyxis(ctx context.Context, c *slurm.Client, needed bool) Finding {
 
 // checkEnroot reports the enroot on this machine, which is usually the
 // compute nodes' too; pyxis runs theirs.
-func checkEnroot(ctx context.Context, r slurm.Runner) Finding {
+func checkEnroot(ctx context.Context, r slurm.Commander) Finding {
 	out, err := r.Run(ctx, "enroot", "version")
 	if err != nil {
 		return Finding{"enroot", CheckWarn, fmt.Sprintf("enroot version: %v; the compute nodes need enroot, "+
@@ -157,7 +157,7 @@ func checkImage(ctx context.Context, image, version string) []Finding {
 
 // checkFabric lists libfabric's providers, and the tcp provider's
 // domains: the NICs the runner can be given with the nics parameter.
-func checkFabric(ctx context.Context, r slurm.Runner) []Finding {
+func checkFabric(ctx context.Context, r slurm.Commander) []Finding {
 	out, err := r.Run(ctx, "fi_info", "-l")
 	if err != nil {
 		return []Finding{{"libfabric", CheckFail, err.Error()}}
@@ -182,7 +182,7 @@ func checkFabric(ctx context.Context, r slurm.Runner) []Finding {
 	return append(checks, Finding{"nics", CheckOK, "tcp domains on this machine (params nics): " + strings.Join(nics, ", ")})
 }
 
-func checkRunner(ctx context.Context, r slurm.Runner, runner string) Finding {
+func checkRunner(ctx context.Context, r slurm.Commander, runner string) Finding {
 	out, err := r.Run(ctx, runner, "--version")
 	if err != nil {
 		return Finding{"runner", CheckFail, err.Error()}

@@ -14,7 +14,7 @@ import (
 
 // doctorSlurm answers doctor's commands as a cluster without pyxis would.
 func doctorSlurm() *slurm.Client {
-	return &slurm.Client{Runner: &mock.Runner{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+	return &slurm.Client{Commander: &mock.Commander{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
 		switch cmd := name + " " + strings.Join(args, " "); cmd {
 		case "sinfo -h -o %R|%a|%F|%l":
 			return []byte("debug|up|1/3/0/4|infinite\n"), nil
@@ -39,12 +39,12 @@ func doctorSlurm() *slurm.Client {
 // cluster does: every Slurm command fails as sinfo does there.
 func noCluster() *slurm.Client {
 	cluster := doctorSlurm()
-	return &slurm.Client{Runner: &mock.Runner{RunFunc: func(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return &slurm.Client{Commander: &mock.Commander{RunFunc: func(ctx context.Context, name string, args ...string) ([]byte, error) {
 		if name == "sinfo" || name == "srun" {
 			return nil, &slurm.CommandError{Name: name, Args: args, Code: 1, Stderr: name + ": error: resolve_ctls_from_dns_srv: " +
 				"res_nsearch error: Unknown host\n" + name + ": fatal: Could not establish a configuration source\n"}
 		}
-		return cluster.Runner.Run(ctx, name, args...)
+		return cluster.Commander.Run(ctx, name, args...)
 	}}}
 }
 
@@ -52,7 +52,7 @@ func noCluster() *slurm.Client {
 // once, and that local runs work, instead of failing on each of Slurm's
 // commands; only a sweep that asks for Slurm fails.
 func TestDoctorNoCluster(t *testing.T) {
-	o := harness.DoctorOptions{Runner: "/opt/efaxx-runner", Workdir: t.TempDir()}
+	o := harness.DoctorOptions{RunnerPath: "/opt/efaxx-runner", Workdir: t.TempDir()}
 	var got []string
 	checks := harness.Doctor(t.Context(), noCluster(), o)
 	for _, c := range checks {
@@ -79,7 +79,7 @@ func TestDoctor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := harness.DoctorOptions{Runner: "/opt/efaxx-runner", Workdir: t.TempDir()}
+			o := harness.DoctorOptions{RunnerPath: "/opt/efaxx-runner", Workdir: t.TempDir()}
 			if tt.sweep != "" {
 				o.Sweep = mustParse(t, tt.sweep)
 			}

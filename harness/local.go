@@ -19,12 +19,12 @@ import (
 // Local runs sweeps on this machine with mpirun: the default executor, and
 // the one a new user meets first.
 type Local struct {
-	Runner   string    // path of efaxx-runner
-	Mpirun   string    // path of mpirun; "" means "mpirun" on PATH
-	Workdir  string    // where session directories are created
-	Progress io.Writer // progress lines; nil for none
-	CPUs     int       // cores available to ranks; 0 means runtime.NumCPU()
-	Now      func() time.Time
+	RunnerPath string    // path of efaxx-runner
+	Mpirun     string    // path of mpirun; "" means "mpirun" on PATH
+	Workdir    string    // where session directories are created
+	Progress   io.Writer // progress lines; nil for none
+	CPUs       int       // cores available to ranks; 0 means runtime.NumCPU()
+	Now        func() time.Time
 
 	// Tags label every run of the sweep (efaxx run --tag); nil for none.
 	Tags map[string]string
@@ -188,7 +188,7 @@ func (l *Local) mpirunArgs(p Point, dir string) []string {
 	if p.Ranks > l.cpus() {
 		args = append(args, "--oversubscribe")
 	}
-	args = append(args, l.Runner)
+	args = append(args, l.RunnerPath)
 	args = append(args, p.RunnerArgs()...)
 	if p.External == nil && p.Provider == "tcp" && p.NICs == "auto" {
 		args = append(args, "--nic", "lo") // a local run talks over loopback only

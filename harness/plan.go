@@ -59,8 +59,8 @@ func NewPlan(s *Sweep, points []Point) *Plan {
 	return pl
 }
 
-// Runner says which efaxx-runner the steps start and what version it is.
-type Runner struct {
+// RunnerBinary says which efaxx-runner the steps start and what version it is.
+type RunnerBinary struct {
 	// Path is efaxx-runner on the compute nodes: an absolute path on a
 	// filesystem they share, or, with a container, a path or a name on
 	// the image's PATH.
@@ -89,7 +89,7 @@ func StepName(p Point) string { return fmt.Sprintf("p%03d-%s", p.Index, p.Hash) 
 
 // SlurmJob describes planned job j of plan pl in session ss to the slurm
 // package, which renders it.
-func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r Runner) *slurm.Job {
+func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r RunnerBinary) *slurm.Job {
 	res := &pl.Sweep.Resources
 	job := &slurm.Job{
 		Name:   "efaxx-" + pl.Sweep.Name,
@@ -153,7 +153,7 @@ func (pl *Plan) StepOf(index int) (job, step int, ok bool) {
 // script fits: a valid sweep is never refused for the size of its script.
 // pl.Splits records each shape it split. A job of one step too large is
 // an error.
-func (ss *Session) Fit(pl *Plan, r Runner, max int) ([][]byte, error) {
+func (ss *Session) Fit(pl *Plan, r RunnerBinary, max int) ([][]byte, error) {
 	for {
 		scripts, err := ss.Render(pl, r)
 		if err != nil {
@@ -208,7 +208,7 @@ func (pl *Plan) split(i, parts, bytes, max int) {
 }
 
 // Render renders the scripts of every job of pl in session ss, in order.
-func (ss *Session) Render(pl *Plan, r Runner) ([][]byte, error) {
+func (ss *Session) Render(pl *Plan, r RunnerBinary) ([][]byte, error) {
 	var scripts [][]byte
 	for i := range pl.Jobs {
 		script, err := slurm.Render(ss.SlurmJob(pl, &pl.Jobs[i], r))

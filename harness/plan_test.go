@@ -33,9 +33,9 @@ func TestPlanGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			pl := harness.NewPlan(s, s.Points())
-			runner := harness.Runner{Path: "/opt/efaxx/bin/efaxx-runner"}
+			runner := harness.RunnerBinary{Path: "/opt/efaxx/bin/efaxx-runner"}
 			if s.Resources.Container != nil {
-				runner = harness.Runner{Path: harness.ImageRunner, Digest: "sha256:" + strings.Repeat("ab", 32)}
+				runner = harness.RunnerBinary{Path: harness.ImageRunner, Digest: "sha256:" + strings.Repeat("ab", 32)}
 			}
 			scripts, err := goldenSession(s).Render(pl, runner)
 			if err != nil {
@@ -103,7 +103,7 @@ func TestPlanFitsScripts(t *testing.T) {
 		iters = append(iters, fmt.Sprint(i))
 	}
 	s := mustParse(t, head+"[params]\niterations = ["+strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
-	runner := harness.Runner{Path: "/opt/efaxx/bin/efaxx-runner"}
+	runner := harness.RunnerBinary{Path: "/opt/efaxx/bin/efaxx-runner"}
 	for _, max := range []int{4 << 20, 256 << 10} {
 		pl := harness.NewPlan(s, s.Points())
 		scripts, err := goldenSession(s).Fit(pl, runner, max)

@@ -34,8 +34,8 @@ type fakeSlurm struct {
 	squeue string // squeue output; "" for no job known
 }
 
-func (f *fakeSlurm) runner() *mock.Runner {
-	return &mock.Runner{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+func (f *fakeSlurm) runner() *mock.Commander {
+	return &mock.Commander{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
 		switch name {
 		case "sbatch":
 			i := f.calls
@@ -68,8 +68,8 @@ func newExecutor(t *testing.T, f *fakeSlurm) *harness.SlurmExecutor {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &harness.SlurmExecutor{Client: &slurm.Client{Runner: f.runner()}, DB: db, Workdir: t.TempDir(),
-		Runner: harness.Runner{Path: "/opt/efaxx/efaxx-runner", Version: "efaxx-runner test"}}
+	return &harness.SlurmExecutor{Client: &slurm.Client{Commander: f.runner()}, DB: db, Workdir: t.TempDir(),
+		RunnerBinary: harness.RunnerBinary{Path: "/opt/efaxx/efaxx-runner", Version: "efaxx-runner test"}}
 }
 
 const threePoints = head + "[params]\nprovider = \"tcp\"\nsizes = [\"4KiB\"]\niterations = [10, 20, 30]\n[slurm]\ntime = \"1\"\n"

@@ -18,11 +18,11 @@ import (
 // only writer of the store, on the login node; the compute nodes only
 // write files.
 type SlurmExecutor struct {
-	Client  *slurm.Client
-	DB      *results.DB
-	Workdir string           // where session directories are created; the compute nodes must see it
-	Runner  Runner           // efaxx-runner for sweeps without a container
-	Now     func() time.Time // the clock; nil for time.Now
+	Client       *slurm.Client
+	DB           *results.DB
+	Workdir      string           // where session directories are created; the compute nodes must see it
+	RunnerBinary RunnerBinary     // efaxx-runner for sweeps without a container
+	Now          func() time.Time // the clock; nil for time.Now
 }
 
 // SubmitOptions says which points to submit.
@@ -110,14 +110,14 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 }
 
 // runnerFor returns the runner the steps of s start.
-func (x *SlurmExecutor) runnerFor(s *Sweep) (Runner, error) {
+func (x *SlurmExecutor) runnerFor(s *Sweep) (RunnerBinary, error) {
 	if c := s.Resources.Container; c != nil {
 		return ContainerRunner(c)
 	}
-	if !filepath.IsAbs(x.Runner.Path) {
-		return Runner{}, fmt.Errorf("efaxx-runner %q: want an absolute path the compute nodes see", x.Runner.Path)
+	if !filepath.IsAbs(x.RunnerBinary.Path) {
+		return RunnerBinary{}, fmt.Errorf("efaxx-runner %q: want an absolute path the compute nodes see", x.RunnerBinary.Path)
 	}
-	return x.Runner, nil
+	return x.RunnerBinary, nil
 }
 
 // selectPoints splits points into those to submit and those to skip: a
@@ -155,7 +155,7 @@ func (x *SlurmExecutor) selectPoints(ctx context.Context, sweepName string, poin
 
 // submitJob writes job j's script and run directories, submits it, and
 // records it.
-func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j *PlannedJob, r Runner) (*results.Job, error) {
+func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j *PlannedJob, r RunnerBinary) (*results.Job, error) {
 	spec := ss.SlurmJob(pl, j, r)
 	script, err := slurm.Render(spec)
 	if err != nil {
@@ -214,7 +214,7 @@ type planFile struct {
 	Sweep     string        `json:"sweep"`
 	SweepHash string        `json:"sweep_hash"`
 	Session   string        `json:"session"`
-	Runner    Runner        `json:"runner"`
+	Runner    RunnerBinary  `json:"runner"`
 	Resources Resources     `json:"resources"`
 	Points    []plannedStep `json:"points"`
 }
@@ -236,7 +236,7 @@ type plannedStep struct {
 }
 
 // writePlan writes the plan file of pl into session ss.
-func writePlan(ss *Session, pl *Plan, r Runner) error {
+func writePlan(ss *Session, pl *Plan, r RunnerBinary) error {
 	pf := planFile{Sweep: pl.Sweep.Name, SweepHash: pl.Sweep.Hash, Session: ss.ID, Runner: r, Resources: pl.Sweep.Resources}
 	for i := range pl.Jobs {
 		j := &pl.Jobs[i]

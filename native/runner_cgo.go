@@ -92,8 +92,9 @@ func (p *Process) Abort(code int) error {
 	return nil
 }
 
-// Runner holds the open endpoint, buffers and registrations of one step.
-type Runner struct {
+// Step holds what one step measures with: its open endpoints, buffers
+// and registrations.
+type Step struct {
 	p     *Process
 	ctx   *C.efx_ctx
 	out   *C.efx_sample
@@ -102,7 +103,7 @@ type Runner struct {
 
 // Open resolves the provider, opens the rails, registers buffers and
 // exchanges addresses with every rank.
-func (p *Process) Open(cfg Config) (*Runner, error) {
+func (p *Process) Open(cfg Config) (*Step, error) {
 	strategy, err := StrategyIndex(cfg.Strategy)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (p *Process) Open(cfg Config) (*Runner, error) {
 		grid: C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), cells: C.int32_t(cfg.Cells),
 		blocking: cbool(cfg.Blocking), producers: C.uint32_t(cfg.Producers), cpu_producer: cbool(cfg.CPUProducer),
 	}
-	r := &Runner{p: p, rails: cfg.Rails}
+	r := &Step{p: p, rails: cfg.Rails}
 	if C.efx_open(&c, p.info, &r.ctx, p.err) != 0 {
 		return nil, p.lastError()
 	}
@@ -138,7 +139,7 @@ func (p *Process) Open(cfg Config) (*Runner, error) {
 var roles = map[C.int32_t]string{C.EFX_ROLE_INITIATOR: "initiator", C.EFX_ROLE_TARGET: "target", C.EFX_ROLE_BOTH: "both"}
 
 // Run measures one message size against every peer; it crosses into C once.
-func (r *Runner) Run(size uint64) ([]Sample, error) {
+func (r *Step) Run(size uint64) ([]Sample, error) {
 	var n C.int
 	rc := C.efx_run(r.ctx, C.uint64_t(size), r.out, &n, r.p.err)
 	out := unsafe.Slice(r.out, 2*int(r.p.info.world))
@@ -179,7 +180,7 @@ func cbool(b bool) C.int32_t {
 }
 
 // Close releases the endpoint and buffers.
-func (r *Runner) Close() {
+func (r *Step) Close() {
 	C.efx_close(r.ctx)
 	C.free(unsafe.Pointer(r.out))
 }

@@ -17,17 +17,17 @@ func (*Process) Finalize() error { return ErrNoCgo }
 // Abort does nothing.
 func (*Process) Abort(int) error { return ErrNoCgo }
 
-// Runner is unavailable without cgo.
-type Runner struct{}
+// Step is unavailable without cgo.
+type Step struct{}
 
 // Open fails: the native core needs cgo.
-func (*Process) Open(Config) (*Runner, error) { return nil, ErrNoCgo }
+func (*Process) Open(Config) (*Step, error) { return nil, ErrNoCgo }
 
 // Run fails: the native core needs cgo.
-func (*Runner) Run(uint64) ([]Sample, error) { return nil, ErrNoCgo }
+func (*Step) Run(uint64) ([]Sample, error) { return nil, ErrNoCgo }
 
 // Close does nothing.
-func (*Runner) Close() {}
+func (*Step) Close() {}
 
 // Benchmarks names nothing: the native core needs cgo.
 func Benchmarks() []string { return nil }

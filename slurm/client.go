@@ -7,19 +7,19 @@ import (
 	"time"
 )
 
-// Client submits, cancels and tracks jobs through a Runner.
+// Client submits, cancels and tracks jobs through a Commander.
 type Client struct {
-	Runner Runner
+	Commander Commander
 }
 
 // NewClient returns a Client that runs the real Slurm commands.
-func NewClient() *Client { return &Client{Runner: &ExecRunner{}} }
+func NewClient() *Client { return &Client{Commander: &ExecCommander{}} }
 
 // Submit submits the sbatch script at path and returns the job's id and
 // cluster ("" unless sbatch names one). A refused job gives a
 // *CommandError holding sbatch's message.
 func (c *Client) Submit(ctx context.Context, path string) (ID, string, error) {
-	out, err := c.Runner.Run(ctx, "sbatch", "--parsable", path)
+	out, err := c.Commander.Run(ctx, "sbatch", "--parsable", path)
 	if err != nil {
 		return ID{}, "", fmt.Errorf("sbatch %s: %w", path, err)
 	}
@@ -32,7 +32,7 @@ func (c *Client) Cancel(ctx context.Context, ids []ID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := c.Runner.Run(ctx, "scancel", idList(ids)); err != nil {
+	if _, err := c.Commander.Run(ctx, "scancel", idList(ids)); err != nil {
 		return fmt.Errorf("scancel jobs %s: %w", idList(ids), err)
 	}
 	return nil
@@ -128,7 +128,7 @@ func (c *Client) sacct(ctx context.Context, jobs []Tracked, rep *Report) map[str
 	for i, t := range jobs {
 		ids[i] = t.ID
 	}
-	out, err := c.Runner.Run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
+	out, err := c.Commander.Run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
 	if err != nil {
 		rep.Notes = append(rep.Notes, err.Error())
 		return nil
@@ -148,7 +148,7 @@ func (c *Client) fromController(ctx context.Context, jobs []Tracked) (map[string
 	for i, t := range jobs {
 		ids[i] = t.ID
 	}
-	out, err := c.Runner.Run(ctx, "squeue", "-h", "-t", "all", "-j", idList(ids), "-o", squeueFormat)
+	out, err := c.Commander.Run(ctx, "squeue", "-h", "-t", "all", "-j", idList(ids), "-o", squeueFormat)
 	if err != nil && !invalidJobID(err) {
 		return known, err
 	}
@@ -157,7 +157,7 @@ func (c *Client) fromController(ctx context.Context, jobs []Tracked) (map[string
 		if known[id.String()] != nil {
 			continue
 		}
-		out, err := c.Runner.Run(ctx, "scontrol", "show", "job", "-o", id.String())
+		out, err := c.Commander.Run(ctx, "scontrol", "show", "job", "-o", id.String())
 		if invalidJobID(err) {
 			continue
 		} else if err != nil {

@@ -17,8 +17,8 @@ import (
 // output, or to an error.
 type fakeSlurm map[string]any
 
-func (f fakeSlurm) runner() *mock.Runner {
-	return &mock.Runner{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+func (f fakeSlurm) runner() *mock.Commander {
+	return &mock.Commander{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
 		key := name
 		if name == "scontrol" {
 			key += " " + args[len(args)-1]
@@ -69,7 +69,7 @@ func TestQueryFallbacks(t *testing.T) {
 	writeMarker(t, dirs["15"], slurm.JobStartMarker, "job=15 nodes=h1 start=1000")
 	writeMarker(t, dirs["15"], slurm.JobExitMarker, "rc=143 signal=TERM end=1060")
 	writeMarker(t, dirs["16"], slurm.JobStartMarker, "job=16 nodes=h1 start=1000")
-	c := &slurm.Client{Runner: fakeSlurm{
+	c := &slurm.Client{Commander: fakeSlurm{
 		"sacct":       noAccounting,
 		"squeue":      "11|RUNNING|None|h1|1000|NONE|1:00|efaxx-x\n",
 		"scontrol 12": "JobId=12 JobName=efaxx-x JobState=FAILED Reason=NonZeroExitCode ExitCode=1:0 StartTime=1000 EndTime=1005 NodeList=h2 TimeLimit=00:01:00\n",
@@ -108,7 +108,7 @@ func TestQueryFallbacks(t *testing.T) {
 // TestQueryPrefersFinal: sacct's final state wins, but when sacct lags
 // (still RUNNING), slurmctld's word wins, keeping sacct's steps.
 func TestQueryPrefersFinal(t *testing.T) {
-	c := &slurm.Client{Runner: fakeSlurm{
+	c := &slurm.Client{Commander: fakeSlurm{
 		"sacct": "21|COMPLETED|0:0|None|h1|1000|1010|1|efaxx\n21.0|COMPLETED|0:0||h1|1001|1009||p000\n" +
 			"22|RUNNING|0:0|None|h1|1000|Unknown|1|efaxx\n22.0|COMPLETED|0:0||h1|1001|1009||p000\n",
 		"squeue": "22|COMPLETING|None|h1|1000|1011|1:00|efaxx\n",
@@ -123,7 +123,7 @@ func TestQueryPrefersFinal(t *testing.T) {
 	if j := rep.States["22"]; j.Source != "squeue" || j.State != slurm.Completing || j.Step("p000") == nil {
 		t.Errorf("job 22 = %+v, want squeue's state with sacct's steps", j)
 	}
-	for _, call := range c.Runner.(*mock.Runner).Calls {
+	for _, call := range c.Commander.(*mock.Commander).Calls {
 		if call[0] == "squeue" && !strings.Contains(strings.Join(call, " "), "-j 22 ") {
 			t.Errorf("squeue asked about more than the lagging job: %q", call)
 		}
@@ -135,7 +135,7 @@ func TestQueryPrefersFinal(t *testing.T) {
 func TestQueryControllerDown(t *testing.T) {
 	done := t.TempDir()
 	writeMarker(t, done, slurm.JobExitMarker, "rc=1 signal=- end=1010")
-	c := &slurm.Client{Runner: fakeSlurm{"sacct": noAccounting, "squeue": ctldDown}.runner()}
+	c := &slurm.Client{Commander: fakeSlurm{"sacct": noAccounting, "squeue": ctldDown}.runner()}
 	rep, err := c.Query(context.Background(), []slurm.Tracked{track(t, "31", t.TempDir()), track(t, "32", done)})
 	if err != nil {
 		t.Fatal(err)
@@ -152,17 +152,17 @@ func TestQueryControllerDown(t *testing.T) {
 }
 
 func TestSubmit(t *testing.T) {
-	c := &slurm.Client{Runner: fakeSlurm{"sbatch": "4711;ci\n"}.runner()}
+	c := &slurm.Client{Commander: fakeSlurm{"sbatch": "4711;ci\n"}.runner()}
 	id, cluster, err := c.Submit(context.Background(), "/w/job.sh")
 	if err != nil || id.String() != "4711" || cluster != "ci" {
 		t.Fatalf("Submit = %v, %q, %v", id, cluster, err)
 	}
-	if got := strings.Join(c.Runner.(*mock.Runner).Calls[0], " "); got != "sbatch --parsable /w/job.sh" {
+	if got := strings.Join(c.Commander.(*mock.Commander).Calls[0], " "); got != "sbatch --parsable /w/job.sh" {
 		t.Errorf("ran %q", got)
 	}
 	refused := &slurm.CommandError{Name: "sbatch", Code: 1,
 		Stderr: "sbatch: error: invalid partition specified: nope\nsbatch: error: Batch job submission failed: Invalid partition name specified\n"}
-	c = &slurm.Client{Runner: fakeSlurm{"sbatch": refused}.runner()}
+	c = &slurm.Client{Commander: fakeSlurm{"sbatch": refused}.runner()}
 	_, _, err = c.Submit(context.Background(), "/w/job.sh")
 	var ce *slurm.CommandError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "invalid partition specified: nope") {
@@ -171,7 +171,7 @@ func TestSubmit(t *testing.T) {
 }
 
 func TestMPIPluginsAndPartitions(t *testing.T) {
-	c := &slurm.Client{Runner: &mock.Runner{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+	c := &slurm.Client{Commander: &mock.Commander{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
 		if name == "sinfo" {
 			return []byte("debug|up|0/2/0/2|infinite\ngpu|down|1/0/1/2|1-00:00:00\n"), nil
 		}

@@ -7,7 +7,7 @@
 // Slurm has forgotten the job.
 //
 // It knows nothing of sweeps: what a step runs is a command line, given.
-// Every Slurm command goes through a Runner, so tests can fake them.
+// Every Slurm command goes through a Commander, so tests can fake them.
 //
 // The script quotes every value for the shell, escapes every #SBATCH value
 // for sbatch's own parser, and refuses values that neither can hold (line

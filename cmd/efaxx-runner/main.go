@@ -90,17 +90,17 @@ func measure(proc *native.Process, opts options, initErr error) error {
 	defer stop()
 	placement := place(native.Sysfs{Root: "/"}, opts, proc.Info().LocalRank, proc.Info().LocalSize)
 	opts.cfg.NICs, opts.cfg.Core = placement.nics, placement.core
-	var runner *native.Runner
+	var step *native.Step
 	openErr := initErr
 	if openErr == nil {
-		runner, openErr = proc.Open(opts.cfg)
+		step, openErr = proc.Open(opts.cfg)
 	}
 	if err := w.write(fingerprint(proc.Info(), opts, placement, start)); err != nil {
 		return err
 	}
 	if openErr == nil {
-		defer runner.Close()
-		openErr = measureSizes(runner, w, proc.Info(), opts)
+		defer step.Close()
+		openErr = measureSizes(step, w, proc.Info(), opts)
 	}
 	end := record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusOK,
 		ElapsedNs: uint64(time.Since(start).Nanoseconds())}
@@ -129,15 +129,15 @@ func onSignal(w *rankFile, rank int, start time.Time) (stop func()) {
 			Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
 				"dies or the job is cancelled; see the other ranks' records", sig),
 			ElapsedNs: uint64(time.Since(start).Nanoseconds()), Signal: sig.String()})
-		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: terminated by %v\n", rank, sig)
+		fmt.Fprintf(os.Stderr, "efaxx-step: rank %d: terminated by %v\n", rank, sig)
 		os.Exit(1)
 	}()
 	return func() { signal.Stop(ch); close(ch) }
 }
 
-func measureSizes(runner *native.Runner, w *rankFile, in native.Info, opts options) error {
+func measureSizes(step *native.Step, w *rankFile, in native.Info, opts options) error {
 	for _, size := range opts.sizes {
-		samples, err := runner.Run(size)
+		samples, err := step.Run(size)
 		for _, s := range samples {
 			if werr := w.write(sampleRecord(in, opts, s)); werr != nil {
 				return werr

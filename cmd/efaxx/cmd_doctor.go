@@ -50,9 +50,9 @@ func runDoctor(ctx context.Context, w io.Writer, workdir, runner, sweep string) 
 		o.Sweep = s
 	}
 	if o.Sweep == nil || o.Sweep.Resources.Container == nil {
-		o.Runner, _ = findRunner(runner) // a missing runner is reported as a failed check
-		if o.Runner == "" {
-			o.Runner = "efaxx-runner"
+		o.RunnerPath, _ = findRunner(runner) // a missing runner is reported as a failed check
+		if o.RunnerPath == "" {
+			o.RunnerPath = "efaxx-runner"
 		}
 	}
 	failed := false

@@ -79,7 +79,7 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 	if err != nil {
 		return err
 	}
-	r := harness.Runner{Path: harness.ImageRunner}
+	r := harness.RunnerBinary{Path: harness.ImageRunner}
 	if c := s.Resources.Container; c == nil {
 		if r.Path, err = findRunner(runner); err != nil {
 			return err

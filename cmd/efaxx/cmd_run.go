@@ -75,7 +75,7 @@ func runRun(ctx context.Context, o runOptions) error {
 		return err
 	}
 	defer db.Close()
-	local := &harness.Local{Runner: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr, Tags: o.tags}
+	local := &harness.Local{RunnerPath: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr, Tags: o.tags}
 	fmt.Fprintf(o.stderr, "sweep %q: %d points, results into %s\n", s.Name, len(s.Points()), o.db)
 	session, runs, runErr := local.Run(ctx, db, s)
 	if len(runs) > 0 {

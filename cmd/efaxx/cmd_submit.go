@@ -70,10 +70,10 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 	}
 	defer env.close()
 	if s.Resources.Container == nil {
-		if env.x.Runner.Path, err = findRunner(o.runner); err != nil {
+		if env.x.RunnerBinary.Path, err = findRunner(o.runner); err != nil {
 			return err
 		}
-		if env.x.Runner.Version, err = runnerVersion(ctx, env.x.Runner.Path); err != nil {
+		if env.x.RunnerBinary.Version, err = runnerVersion(ctx, env.x.RunnerBinary.Path); err != nil {
 			return err
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// Runner runs one command (sbatch, sacct, ...) and returns its standard
+// Commander runs one command (sbatch, sacct, ...) and returns its standard
 // output. A command that exits non-zero gives a *CommandError.
-type Runner interface {
+type Commander interface {
 	Run(ctx context.Context, name string, args ...string) ([]byte, error)
 }
 
@@ -48,17 +48,17 @@ func (e *CommandError) Error() string {
 	return fmt.Sprintf("%s: exit status %d: %s", e.Name, e.Code, strings.Join(strings.Fields(msg), " "))
 }
 
-// ExecRunner runs commands as processes. Times come out as Unix seconds
+// ExecCommander runs commands as processes. Times come out as Unix seconds
 // (SLURM_TIME_FORMAT=%s), and every command is bounded by Timeout so that a
 // slurmctld that does not answer cannot hang efaxx.
-type ExecRunner struct {
+type ExecCommander struct {
 	Timeout time.Duration // per command; 0 means one minute
 }
 
-var _ Runner = (*ExecRunner)(nil)
+var _ Commander = (*ExecCommander)(nil)
 
 // Run runs name with args and returns its standard output.
-func (r *ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	timeout := r.Timeout
 	if timeout == 0 {
 		timeout = time.Minute
