@@ -81,7 +81,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `--retry "bogus"`) {
 		t.Errorf("efaxx submit SWEEP --retry bogus = %d, want 2 naming --retry\n%s", code, stderr)
 	}
-	code, _, stderr = efaxx(t, "--db", db, "run", demoFile, "--runner", runnerPath, "--tag", "=x")
+	code, _, stderr = efaxx(t, "--db", db, "run", demoFile, "--runner", runner(t), "--tag", "=x")
 	if code != 2 || !strings.Contains(stderr, `--tag "=x"`) {
 		t.Errorf("efaxx run SWEEP --tag =x = %d, want 2 naming --tag\n%s", code, stderr)
 	}

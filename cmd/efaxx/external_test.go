@@ -20,11 +20,15 @@ var (
 	osuErr  error
 )
 
-// buildOSU builds tools/osu-pingpong with mpicc, next to the test runner.
+// buildOSU builds tools/osu-pingpong with mpicc, once, for a test that
+// runs it as MPI ranks: -short skips that test.
 func buildOSU(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds and runs an MPI program (make test runs it)")
+	}
 	osuOnce.Do(func() {
-		osuPath = filepath.Join(filepath.Dir(runnerPath), "osu_pingpong")
+		osuPath = filepath.Join(testDir, "osu_pingpong")
 		out, err := exec.Command("mpicc", "-O2", "-Wall", "-o", osuPath, "../../tools/osu-pingpong/osu_pingpong.c").CombinedOutput()
 		if err != nil {
 			osuErr = &buildError{err, string(out)}
@@ -116,7 +120,7 @@ func TestRunExternal(t *testing.T) {
 	labels := hostileLabels(canary)
 	sweep := writeFile(t, filepath.Join(dir, "osu.toml"), externalSweep("osu-local", osu, labels, ""))
 	db, work := filepath.Join(dir, "efaxx.db"), filepath.Join(dir, "runs")
-	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", work, "run", "--runner", runnerPath, sweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", work, "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

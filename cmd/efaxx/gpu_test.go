@@ -25,7 +25,7 @@ iterations = 3000
 warmup = 100
 timeout = "3s"
 `)
-	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -34,7 +34,7 @@ timeout = "3s"
 	}
 
 	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "1024")
-	code, _, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, _, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 3 || !strings.Contains(stderr, "lost or corrupt") {
 		t.Errorf("damaged command: exit %d, want 3 naming the lost or corrupt cell\n%s", code, stderr)
 	}
@@ -53,7 +53,7 @@ sizes = ["1MiB"]
 iterations = 2
 `)
 	t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so"))
-	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 3 {
 		t.Fatalf("efaxx run = %d, want 3\n%s", code, stderr)
 	}

@@ -8,13 +8,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 )
 
-// runnerPath is an efaxx-runner built once for the tests that run ranks.
-var runnerPath string
+// testDir holds what the tests build once: efaxx-runner, tools/osu-pingpong.
+var testDir string
+
+// The efaxx-runner that runner builds once.
+var (
+	runnerOnce sync.Once
+	runnerPath string
+	runnerErr  error
+)
 
 // asMain, set in a child's environment, makes the test binary run as
 // efaxx itself: the tests that need separate processes (two ingests at
@@ -25,21 +33,36 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		os.Exit(run(context.Background(), append([]string{"efaxx"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
-	dir, err := os.MkdirTemp("", "efaxx-test-")
-	if err != nil {
+	var err error
+	if testDir, err = os.MkdirTemp("", "efaxx-test-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	runnerPath = filepath.Join(dir, "efaxx-runner")
-	build := exec.Command("go", "build", "-o", runnerPath, "efaxx/cmd/efaxx-runner")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build efaxx-runner:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(testDir)
 	os.Exit(code)
+}
+
+// runner returns an efaxx-runner, built once, for a test that runs ranks
+// with mpirun or srun. Such a test needs MPI (and Open MPI as root asks
+// for --allow-run-as-root, which efaxx gives) and takes seconds: -short
+// skips it.
+func runner(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs MPI ranks of efaxx-runner (make test runs it)")
+	}
+	runnerOnce.Do(func() {
+		runnerPath = filepath.Join(testDir, "efaxx-runner")
+		out, err := exec.Command("go", "build", "-o", runnerPath, "efaxx/cmd/efaxx-runner").CombinedOutput()
+		if err != nil {
+			runnerErr = fmt.Errorf("build efaxx-runner: %v\n%s", err, out)
+		}
+	})
+	if runnerErr != nil {
+		t.Fatal(runnerErr)
+	}
+	return runnerPath
 }
 
 // efaxx runs the command line in-process and returns its exit code and output.

@@ -68,7 +68,7 @@ func (e *clusterEnv) sweep(name, text string) string {
 // submit submits a sweep and returns the session id of its jobs.
 func (e *clusterEnv) submit(sweep string, extra ...string) string {
 	e.t.Helper()
-	out := e.must(0, append([]string{"submit", "--runner", runnerPath}, append(extra, sweep)...)...)
+	out := e.must(0, append([]string{"submit", "--runner", runner(e.t)}, append(extra, sweep)...)...)
 	m := regexp.MustCompile(`status --watch (\S+)`).FindStringSubmatch(out)
 	if m == nil {
 		e.t.Fatalf("submit printed no session:\n%s", out)
@@ -117,7 +117,7 @@ func TestSlurmAccounting(t *testing.T) {
 // without a container and fails one with a container and a partition that
 // does not exist.
 func testDoctor(e *clusterEnv) {
-	out := e.must(0, "doctor", "--runner", runnerPath)
+	out := e.must(0, "doctor", "--runner", runner(e.t))
 	for _, want := range []string{"ok    slurm      partitions: debug", "pmix", "warn  pyxis", "ok    runner     efaxx-runner"} {
 		if !strings.Contains(out, want) {
 			e.t.Errorf("doctor output lacks %q:\n%s", want, out)
@@ -213,7 +213,7 @@ func equalCounts(a, b map[string]int) bool {
 // testResubmitSkipsOK: submitting the same sweep again submits nothing.
 func testResubmitSkipsOK(e *clusterEnv) {
 	jobs := count(e.t, e.db, `SELECT COUNT(*) FROM jobs`)
-	out := e.must(0, "submit", "--runner", runnerPath, e.sweep("demo", demoSweep))
+	out := e.must(0, "submit", "--runner", runner(e.t), e.sweep("demo", demoSweep))
 	if !strings.Contains(out, "nothing to submit") || strings.Count(out, "has an ok run") != 2 {
 		e.t.Errorf("resubmit printed:\n%s\nwant both points skipped", out)
 	}
@@ -256,7 +256,7 @@ timeout = "20s"
 
 	// --retry failed leaves the points whose latest run is ok, and submits
 	// the failed ones again.
-	if out := e.must(0, "submit", "--runner", runnerPath, "--retry", "failed", e.sweep("demo", demoSweep)); !strings.Contains(out, "nothing to submit") ||
+	if out := e.must(0, "submit", "--runner", runner(e.t), "--retry", "failed", e.sweep("demo", demoSweep)); !strings.Contains(out, "nothing to submit") ||
 		strings.Count(out, "its latest run is ok") != 2 {
 		t.Errorf("--retry failed of an ok sweep printed:\n%s", out)
 	}
@@ -327,7 +327,7 @@ time = "10"
 // exist; efaxx says what Slurm said and records no job.
 func testBadPartition(e *clusterEnv) {
 	sweep := e.sweep("nopart", "name = \"slurm-nopart\"\nbenchmark = \"write\"\n[slurm]\npartition = \"nope\"\n")
-	code, stdout, stderr := e.run("submit", "--runner", runnerPath, sweep)
+	code, stdout, stderr := e.run("submit", "--runner", runner(e.t), sweep)
 	if code != 3 || !strings.Contains(stderr, "invalid partition specified: nope") {
 		e.t.Errorf("submit = %d, want 3 with sbatch's message\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

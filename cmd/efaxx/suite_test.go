@@ -48,7 +48,7 @@ benchmark = ["write", "all2all"]
 	}
 	for name, text := range sweeps {
 		sweep := writeFile(t, filepath.Join(dir, name), text)
-		code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+		code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 		if code != 0 {
 			t.Fatalf("efaxx run %s = %d\nstdout:\n%s\nstderr:\n%s", name, code, stdout, stderr)
 		}
@@ -113,7 +113,7 @@ timeout = "20s"
 pinning = "none"
 `)
 			t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "200000")
-			code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+			code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 			if code != 3 {
 				t.Fatalf("efaxx run = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -153,7 +153,7 @@ timeout    = "30s"
 pinning    = "none"
 `
 	sweep := writeFile(t, filepath.Join(dir, "one.toml"), "name = \"one-slot\"\nbenchmark = [\"write\", \"all2all\"]\n"+body)
-	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -168,7 +168,7 @@ pinning    = "none"
 
 	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "300001")
 	bad := writeFile(t, filepath.Join(dir, "bad.toml"), "name = \"one-slot-bad\"\nbenchmark = \"write\"\n"+strings.Replace(body, `["shm", "tcp"]`, `"shm"`, 1))
-	code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, bad)
+	code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), bad)
 	if code != 3 {
 		t.Fatalf("efaxx run (corrupt) = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -200,6 +200,7 @@ warmup = 1
 timeout = "10s"
 pinning = "none"
 `)
+			r := runner(t) // here, not in the goroutine: it may skip the test
 			// Whatever happens to the test, the job it started is stopped.
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan int, 1)
@@ -207,7 +208,7 @@ pinning = "none"
 			go func() {
 				var out, errOut bytes.Buffer
 				done <- run(ctx, []string{"efaxx", "--db", db, "--workdir", filepath.Join(dir, "runs"),
-					"run", "--runner", runnerPath, sweep}, &out, &errOut)
+					"run", "--runner", r, sweep}, &out, &errOut)
 			}()
 			pid := waitForSample(t, filepath.Join(dir, "runs"), 1, 60*time.Second)
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -325,7 +326,7 @@ pinning = "none"
 `)
 	t.Setenv("FI_OFI_RXM_TX_SIZE", "4")
 	t.Setenv("FI_OFI_RXM_MSG_TX_SIZE", "4")
-	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -64,7 +64,7 @@ func srunWrite(t *testing.T, env []string, nodes int, strategy string, extra ...
 	for attempt := 1; ; attempt++ {
 		out = t.TempDir()
 		args := []string{"-N", strconv.Itoa(nodes), "-n", strconv.Itoa(nodes), "--mpi=pmix", "--kill-on-bad-exit=1",
-			runnerPath, "--benchmark", "write", "--provider", "tcp", "--nic", "nic[0-3]", "--rails", "4",
+			runner(t), "--benchmark", "write", "--provider", "tcp", "--nic", "nic[0-3]", "--rails", "4",
 			"--strategy", strategy, "--link-gbps", "1", "--pin", "none", "--sizes", strconv.Itoa(testSize),
 			"--iterations", "4", "--warmup", "1", "--timeout", "60s", "--out", out}
 		cmd := exec.Command("srun", append(args, extra...)...)
