@@ -259,7 +259,7 @@ func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries,
 	}
 	cmp.Metric = m
 	var rows []BaselineRow
-	for _, size := range sortedSizes(s.Values) {
+	for _, size := range slices.Sorted(maps.Keys(s.Values)) {
 		runs, ok := sides[groupKey{benchmark: s.Benchmark, size: size}]
 		if !ok {
 			continue
@@ -291,16 +291,6 @@ func (c Compare) baselineRow(s *BaselineSeries, size uint64, runs *side, stream 
 		r.Test, r.P = TestSignedRank, &p
 	}
 	return r
-}
-
-// sortedSizes returns the keys of values in order.
-func sortedSizes(values map[uint64]float64) []uint64 {
-	sizes := make([]uint64, 0, len(values))
-	for s := range values {
-		sizes = append(sizes, s)
-	}
-	slices.Sort(sizes)
-	return sizes
 }
 
 // paramFilters returns the run filters of the series' params, in key
