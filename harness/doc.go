@@ -42,11 +42,11 @@
 //
 // A size is an integer count of bytes or a string: a whole number and an
 // optional unit, B, K or KiB, M or MiB, G or GiB, T or TiB, all powers of
-// 1024 (see ParseSize).
+// 1024 (see package bytesize).
 //
 // Validation is strict: unknown keys, wrong types, values out of range, empty
 // lists and duplicate list values are errors, and Parse reports all of them at
-// once, each as "file:line: key: message" (see SweepError). Strings that reach
+// once, each as "file:line: key: message" (a lineerr.Error). Strings that reach
 // a job script are refused when no quoting can carry them (line breaks).
 //
 // # Running

@@ -148,7 +148,7 @@ func TestExternalSweepErrors(t *testing.T) {
 			}
 			var list lineerr.Errors
 			if err != nil && !errors.As(err, &list) {
-				t.Errorf("error %T is not an ErrorList", err)
+				t.Errorf("error %T is not a lineerr.Errors", err)
 			}
 		})
 	}

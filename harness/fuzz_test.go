@@ -61,12 +61,12 @@ func checkExpect(t *testing.T, i int, e harness.Expect) {
 	}
 }
 
-// checkErrors checks that a rejection is a non-empty ErrorList of errors
+// checkErrors checks that a rejection is a non-empty lineerr.Errors of errors
 // that name the file.
 func checkErrors(t *testing.T, err error) {
 	var list lineerr.Errors
 	if !errors.As(err, &list) || len(list) == 0 {
-		t.Fatalf("Parse error %#v is not a non-empty ErrorList", err)
+		t.Fatalf("Parse error %#v is not a non-empty lineerr.Errors", err)
 	}
 	for _, e := range list {
 		if e.Err == nil || !strings.HasPrefix(e.Error(), "f.toml") {

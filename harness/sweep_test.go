@@ -227,7 +227,7 @@ func TestParseErrorValues(t *testing.T) {
 	_, err := harness.Parse("x.toml", []byte("name = \"x\"\nbenchmark = \"write\"\nparams.ranks = \"two\"\nparams.sizes = []\n"))
 	var list lineerr.Errors
 	if !errors.As(err, &list) {
-		t.Fatalf("Parse() error = %#v, want an ErrorList", err)
+		t.Fatalf("Parse() error = %#v, want a lineerr.Errors", err)
 	}
 	want := lineerr.Errors{
 		{File: "x.toml", Line: 3, Key: "params.ranks", Err: list[0].Err},

@@ -90,7 +90,7 @@ func readDuration(hi time.Duration) reader {
 	}
 }
 
-// readSize reads a size: a string that ParseSize accepts, or an integer
+// readSize reads a size: a string that bytesize.Parse accepts, or an integer
 // count of bytes.
 func readSize(raw any) (any, error) {
 	switch v := raw.(type) {

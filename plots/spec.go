@@ -98,7 +98,7 @@ const (
 )
 
 // LoadSpec reads and checks the figure spec at path. An invalid spec gives
-// a SpecErrors of "file:line: key: message".
+// a lineerr.Errors of "file:line: key: message".
 func LoadSpec(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
