@@ -84,7 +84,7 @@ sizes = ["64KiB"]
 iterations = 2
 `)
 	t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so")) // absent: the check must come first
-	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 3 {
 		t.Fatalf("efaxx run = %d, want 3 (runs that did not end ok)\n%s", code, stderr)
 	}
