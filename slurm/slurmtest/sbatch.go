@@ -27,9 +27,14 @@ type Parse struct {
 }
 
 // SbatchParse runs sbatch with args and returns what it made of them. A
-// script in args is read as sbatch reads it, #SBATCH lines and all.
+// script in args is read as sbatch reads it, #SBATCH lines and all. With
+// -short it skips tb: it needs Slurm's sbatch, and some options (--uid,
+// --gid) only root may give.
 func SbatchParse(tb testing.TB, args ...string) Parse {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("slurmtest: -short: runs Slurm's sbatch, as root (make test runs it)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sbatch", args...)
