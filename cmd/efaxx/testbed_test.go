@@ -63,7 +63,10 @@ func srunWrite(t *testing.T, env []string, nodes int, strategy string, extra ...
 	var start time.Time
 	for attempt := 1; ; attempt++ {
 		out = t.TempDir()
-		args := []string{"-N", strconv.Itoa(nodes), "-n", strconv.Itoa(nodes), "--mpi=pmix", "--kill-on-bad-exit=1",
+		// -w h1: rank 0 always runs on h1, whose nic3 the slow-NIC steps
+		// shape on its way out; left to Slurm, a busy h1 (a step still
+		// completing) moved rank 0 elsewhere and the slow NIC off the path.
+		args := []string{"-N", strconv.Itoa(nodes), "-n", strconv.Itoa(nodes), "-w", "h1", "--mpi=pmix", "--kill-on-bad-exit=1",
 			runner(t), "--benchmark", "write", "--provider", "tcp", "--nic", "nic[0-3]", "--rails", "4",
 			"--strategy", strategy, "--link-gbps", "1", "--pin", "none", "--sizes", strconv.Itoa(testSize),
 			"--iterations", "4", "--warmup", "1", "--timeout", "60s", "--out", out}
