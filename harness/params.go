@@ -68,7 +68,7 @@ var params = []*param{
 		flag: "--link-gbps", field: bind(func(p *Point) *float64 { return &p.LinkGbps })},
 	{name: "launch", def: "auto", read: readString(checkLaunch),
 		flag: "--launch", field: bind(func(p *Point) *string { return &p.Launch })},
-	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull")),
+	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull", "bidir")),
 		flag: "--direction", field: bind(func(p *Point) *string { return &p.Direction })},
 	{name: "cells", def: "pinned", read: readString(oneOf("cells", "pinned", "managed", "device", "host")),
 		flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},

@@ -51,7 +51,8 @@ typedef struct efx_config {
 
 	/* GPU benchmarks (ipc, queue, proxy); read only by them. */
 	int32_t grid, block;  /* ipc copy kernel launch; grid -1: sized from the device */
-	int32_t pull;         /* ipc: 1 the target's GPU reads (pull), 0 rank 0's GPU writes (push) */
+	int32_t pull;         /* ipc: 1 the target's GPU reads (pull), 0 the source's GPU writes (push) */
+	int32_t bidir;        /* ipc: 1 the two GPUs of a pair write into each other at once */
 	int32_t cells;        /* queue, proxy: where the cells live, EFX_CELLS_* (kernels/efaxx_cuda.h) */
 	int32_t blocking;     /* queue, proxy: 1 waits for each command's completion, 0 once at the end (NBI) */
 	uint32_t producers;   /* queue: threads pushing commands */
@@ -112,5 +113,9 @@ const char *efx_benchmark_name(int i);
 int efx_mpi_finalize(char *err);
 /* efx_mpi_abort ends every rank of the job; it returns only when that failed. */
 int efx_mpi_abort(int code, char *err);
+
+/* efx_ipc_plan fills rounds (world * world entries) with the rounds of an
+ * ipc step: each round's source and target; it returns how many. */
+int efx_ipc_plan(int world, int bidir, int32_t (*rounds)[2]);
 
 #endif

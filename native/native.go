@@ -54,7 +54,8 @@ type Config struct {
 
 	// GPU benchmarks.
 	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device
-	Pull        bool // ipc: the target's GPU reads rank 0's buffer (else rank 0's GPU writes)
+	Pull        bool // ipc: the target's GPU reads the source's buffer (else the source's GPU writes)
+	Bidir       bool // ipc: the two GPUs of each pair write into each other at once
 	Cells       int  // queue, proxy: CellsPinned, CellsManaged or CellsDevice
 	Blocking    bool // queue, proxy: wait for each command's completion (else NBI)
 	Producers   int  // queue: threads pushing commands

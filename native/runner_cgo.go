@@ -121,7 +121,7 @@ func (p *Process) Open(cfg Config) (*Step, error) {
 		max_size: C.uint64_t(cfg.MaxSize), chunk: C.uint64_t(cfg.Chunk), window: C.uint32_t(cfg.Window), slots: C.uint32_t(cfg.Slots),
 		iterations: C.uint64_t(cfg.Iterations), warmup: C.uint64_t(cfg.Warmup),
 		timeout_ns: C.int64_t(cfg.Timeout.Nanoseconds()), corrupt_size: C.uint64_t(cfg.CorruptSize),
-		grid: C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), cells: C.int32_t(cfg.Cells),
+		grid: C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), bidir: cbool(cfg.Bidir), cells: C.int32_t(cfg.Cells),
 		blocking: cbool(cfg.Blocking), producers: C.uint32_t(cfg.Producers), cpu_producer: cbool(cfg.CPUProducer),
 	}
 	r := &Step{p: p, rails: cfg.Rails}
@@ -161,6 +161,23 @@ func (r *Step) Run(size uint64) ([]Sample, error) {
 		return samples, r.p.lastError()
 	}
 	return samples, nil
+}
+
+// IPCPlan is the order in which an ipc step on world ranks measures its
+// pairs: each round's source and target (with bidir, the two ranks that
+// write into each other at once), as native/ipc.c runs them.
+func IPCPlan(world int, bidir bool) [][2]int {
+	if world < 1 {
+		return nil
+	}
+	rounds := (*[1 << 20][2]C.int32_t)(C.calloc(C.size_t(world*world), C.size_t(unsafe.Sizeof([2]C.int32_t{}))))
+	defer C.free(unsafe.Pointer(rounds))
+	n := int(C.efx_ipc_plan(C.int(world), cbool(bidir), &rounds[0]))
+	out := make([][2]int, n)
+	for i := range out {
+		out[i] = [2]int{int(rounds[i][0]), int(rounds[i][1])}
+	}
+	return out
 }
 
 // Benchmarks names the benchmarks of the native core's table, in its order.

@@ -29,5 +29,8 @@ func (*Step) Run(uint64) ([]Sample, error) { return nil, ErrNoCgo }
 // Close does nothing.
 func (*Step) Close() {}
 
+// IPCPlan plans nothing: the native core needs cgo.
+func IPCPlan(int, bool) [][2]int { return nil }
+
 // Benchmarks names nothing: the native core needs cgo.
 func Benchmarks() []string { return nil }

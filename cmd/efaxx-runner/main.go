@@ -172,7 +172,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
 	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
 	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
-	direction := fs.String("direction", "push", "ipc: push (rank 0's GPU writes) or pull (the peer's GPU reads)")
+	direction := fs.String("direction", "push", "ipc: push (the source's GPU writes), pull (the target's GPU reads) or bidir (both GPUs of a pair write at once)")
 	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
 	mode := fs.String("mode", "nbi", "queue, proxy: nbi (one wait at the end) or blocking (a wait per command)")
 	producer := fs.String("producer", "gpu", "queue: gpu, or cpu (the ring with no GPU)")
@@ -192,10 +192,11 @@ func parseFlags(args []string) (options, error) {
 	if err := o.gpuFlags(*launch, *cells, *mode, *producer); err != nil {
 		return o, err
 	}
-	if *direction != "push" && *direction != "pull" {
-		return o, fmt.Errorf("--direction %q: want push or pull", *direction)
+	if *direction != "push" && *direction != "pull" && *direction != "bidir" {
+		return o, fmt.Errorf("--direction %q: want push, pull or bidir", *direction)
 	}
 	o.cfg.Pull = *direction == "pull"
+	o.cfg.Bidir = *direction == "bidir"
 	o.cfg.MaxSize = maxOf(o.sizes)
 	if s := os.Getenv("EFAXX_TEST_CORRUPT_SIZE"); s != "" {
 		if o.cfg.CorruptSize, err = strconv.ParseUint(s, 10, 64); err != nil {
