@@ -19,8 +19,9 @@ var units = map[string]Unit{
 	"proxy": {Metric: "gbps", Reference: "cpu"},       // GPU-initiated writes against the CPU's own
 	// On GPU memory (memory = "device"), rank 0 measures cudaMemcpy of the
 	// same bytes in the same run; on host memory there is no reference.
-	"write":    {Metric: "gbps", Reference: "cudaMemcpy"},
-	"sendrecv": {Metric: "gbps", Reference: "cudaMemcpy"},
+	"nvbandwidth:nvbandwidth": {Metric: "dir_gbs"}, // NVIDIA's nvbandwidth, imported: GB/s as it prints
+	"write":                   {Metric: "gbps", Reference: "cudaMemcpy"},
+	"sendrecv":                {Metric: "gbps", Reference: "cudaMemcpy"},
 }
 
 // UnitOf returns the unit of a benchmark's numbers: Gbps with no

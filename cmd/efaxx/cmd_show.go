@@ -117,7 +117,15 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 		printRunHeader(w, r)
 		printFingerprint(w, fp)
 	}
-	return writeTable(w, format, t)
+	if err := writeTable(w, format, t); err != nil || format != "table" {
+		return err
+	}
+	size, pairs, err := db.PairStats(ctx, id)
+	if err != nil {
+		return err
+	}
+	printPairs(w, st.metric.Unit, size, pairs)
+	return nil
 }
 
 func printRunHeader(w io.Writer, r *results.Run) {
