@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"efaxx/results/synth"
 )
 
 // TestQueueHostBuild runs the command ring with CPU producers (its host
@@ -112,6 +114,23 @@ iterations = 2
 		}
 		if !found {
 			t.Errorf("%s: no run failed with %q: %q", prov, parts[0], reasons)
+		}
+	}
+}
+
+// TestShowPairs: show of a run whose ranks each moved data to another
+// (ipc over every pair) prints the matrix in GB/s and names the weakest
+// pair; rank 2 is slowed to half its speed.
+func TestShowPairs(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "p", Benchmark: "ipc", Ranks: 4, Sizes: []uint64{1 << 20},
+		Params: map[string]any{"launch": "auto"}, Slow: map[int]float64{2: 2}})
+	code, stdout, stderr := efaxx(t, "--db", db, "show", "1")
+	if code != 0 {
+		t.Fatalf("show = %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"pairs at 1MiB", "GB/s: row moved the data", "weakest pair: 2 -> 3 at", "0.50 of the median pair"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("show lacks %q:\n%s", want, stdout)
 		}
 	}
 }
