@@ -12,7 +12,7 @@ import (
 func TestPairStats(t *testing.T) {
 	db := MustOpenDB(t)
 	run := newTestRun("pairs", "ipc", 3, 1<<20, 4<<20)
-	mustIngest(t, db, run.write(t, "s", "000-pairs"))
+	mustIngest(t, db, run.write(t, t.TempDir(), "000-pairs"))
 	size, pairs, err := db.PairStats(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)
