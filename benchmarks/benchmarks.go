@@ -39,6 +39,15 @@ type Benchmark struct {
 	//   - pinning: the measuring thread is pinned as the policy says, and
 	//     the fingerprint says how (without it: "none", or --core's core).
 	Keys []string
+
+	// How its numbers are read (results: docs/metrics.md). Metric is the
+	// headline metric ("" for a network's gbps); Reference the variant of
+	// the same run each sample is judged against, its floor or reference
+	// ("" for none); RoundTrip says one iteration is a round trip (a
+	// ping-pong), so its one-way latency is half an iteration.
+	Metric    string
+	Reference string
+	RoundTrip bool
 }
 
 // Takes reports whether b takes the [params] key.
@@ -58,19 +67,26 @@ var (
 
 // table is every benchmark, in the order messages list them.
 var table = []Benchmark{
+	// On GPU memory (memory = "device"), rank 0 of sendrecv and write
+	// measures cudaMemcpy of the same bytes in the same run: their reference.
 	{Name: "sendrecv", Kind: Network, Doc: "libfabric SEND/RECV ping-pong between rank pairs",
-		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric)},
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric),
+		Reference: "cudaMemcpy", RoundTrip: true},
 	{Name: "write", Kind: Network, Doc: "libfabric RDMA WRITE with remote CQ data, rank 0 to its peers",
-		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"})},
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"}),
+		Reference: "cudaMemcpy"},
 	{Name: "all2all", Kind: Network, Doc: "every rank RDMA-writes its buffer to every other rank at once",
 		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"})},
 	{Name: "proxy", Kind: GPU, Doc: "GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own",
-		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots", "cells", "mode"})},
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots", "cells", "mode"}),
+		Reference: "cpu"}, // the CPU's own writes of the same bytes
 	{Name: "ipc", Kind: GPU, Doc: "GPU to GPU in a node through CUDA IPC, a copy kernel beside the copy engines",
 		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
-		Keys: slices.Concat(measured, []string{"launch", "direction"})},
+		Keys:   slices.Concat(measured, []string{"launch", "direction"}),
+		Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
 	{Name: "queue", Kind: GPU, Doc: "GPU (or CPU) producers to a CPU consumer through a command ring",
-		MinRanks: 1, MaxRanks: 1, Keys: slices.Concat(measured, []string{"cells", "mode", "producer", "producers"})},
+		MinRanks: 1, MaxRanks: 1, Keys: slices.Concat(measured, []string{"cells", "mode", "producer", "producers"}),
+		Metric: "mops", Reference: "floor"}, // the ring against its bare floor
 	{Name: "external", Kind: External, Doc: "a program of the sweep's [external] table (nccl-tests, NVSHMEM perftests, OSU, ...)",
 		MinRanks: 1, MaxRanks: 65536},
 }
@@ -107,6 +123,10 @@ func Taking(key string) []string { return Names(func(b Benchmark) bool { return 
 func restricted(key string) bool {
 	return slices.ContainsFunc(table, func(b Benchmark) bool { return slices.Contains(b.Keys, key) })
 }
+
+// RoundTrips returns the names of the benchmarks whose iteration is a
+// round trip.
+func RoundTrips() []string { return Names(func(b Benchmark) bool { return b.RoundTrip }) }
 
 // RestrictedKeys returns every key some row names, sorted: the keys that
 // not every benchmark takes.

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"efaxx/benchmarks"
 	"errors"
 	"fmt"
 	"regexp"
@@ -27,12 +28,22 @@ const sampleGbpsSQL = `8.0 * (s.bytes_sent + s.bytes_recv) * s.iterations / s.el
 // Of the external tools' runs, fabtests' ping-pongs time a round trip per
 // iteration too: halving gives the one-way usec/xfer they print. (OSU's
 // latency samples hold one way already.)
-const roundTripSQL = `(r.benchmark = 'sendrecv' OR r.benchmark GLOB 'fabtests:*pingpong')`
+var roundTripSQL = `(r.benchmark IN (` + sqlList(benchmarks.RoundTrips()) + `) OR r.benchmark GLOB 'fabtests:*pingpong')`
+
+// sqlList quotes names as an SQL list: names come from the benchmark
+// table, never from a user.
+func sqlList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + strings.ReplaceAll(n, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
+}
 
 // sampleLatencyNsSQL is the latency of one sample in ns: the median
 // iteration time, halved for round-trip benchmarks to give the one-way
 // latency that OSU and fabtests report.
-const sampleLatencyNsSQL = `CASE WHEN ` + roundTripSQL + ` THEN s.lat_p50_ns / 2.0 ELSE s.lat_p50_ns * 1.0 END`
+var sampleLatencyNsSQL = `CASE WHEN ` + roundTripSQL + ` THEN s.lat_p50_ns / 2.0 ELSE s.lat_p50_ns * 1.0 END`
 
 // ErrUnknownMetric is returned, wrapped with the name, for a metric name
 // that is not defined here.

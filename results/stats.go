@@ -31,7 +31,7 @@ type SizeStat struct {
 // from the samples key; median() sorts each group's values in C (SQLite's
 // percentile extension), and Go sees one row per size and variant
 // whatever the number of ranks.
-const sizeStatsSQL = `
+var sizeStatsSQL = `
 	SELECT s.size, s.variant, COUNT(*), median(` + sampleLatencyNsSQL + `),
 		MIN(` + sampleGbpsSQL + `), median(` + sampleGbpsSQL + `), MAX(` + sampleGbpsSQL + `),
 		MIN(s.iterations), MIN(%[1]s), median(%[1]s), MAX(%[1]s)

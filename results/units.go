@@ -1,5 +1,7 @@
 package results
 
+import "efaxx/benchmarks"
+
 // A Unit is how a benchmark's numbers are read: the metric that is its
 // headline, and the variant of the same run that each of its samples is
 // judged against (its floor or reference, measured in the same run), so
@@ -10,24 +12,23 @@ type Unit struct {
 	Reference string `json:"reference"` // the variant a sample is divided by; "" for none
 }
 
-// units are the benchmarks whose unit is not a network's (Gbps, no
-// reference) alone: GPU paths in GB/s, the queue in commands per second,
-// and the references some runs measure beside them.
-var units = map[string]Unit{
-	"ipc":   {Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
-	"queue": {Metric: "mops", Reference: "floor"},     // the ring against its bare floor
-	"proxy": {Metric: "gbps", Reference: "cpu"},       // GPU-initiated writes against the CPU's own
-	// On GPU memory (memory = "device"), rank 0 measures cudaMemcpy of the
-	// same bytes in the same run; on host memory there is no reference.
-	"nvbandwidth:nvbandwidth": {Metric: "dir_gbs"}, // NVIDIA's nvbandwidth, imported: GB/s as it prints
-	"write":                   {Metric: "gbps", Reference: "cudaMemcpy"},
-	"sendrecv":                {Metric: "gbps", Reference: "cudaMemcpy"},
+// toolUnits are the imported tools whose numbers are not a network's
+// (Gbps): efaxx's own benchmarks say theirs in the benchmark table.
+var toolUnits = map[string]Unit{
+	"nvbandwidth:nvbandwidth": {Metric: "dir_gbs"}, // NVIDIA's nvbandwidth: GB/s as it prints
 }
 
-// UnitOf returns the unit of a benchmark's numbers: Gbps with no
-// reference for the network benchmarks and external tools.
+// UnitOf returns the unit of a benchmark's numbers: the benchmark table's
+// for efaxx's own, Gbps with no reference for other tools unless said.
 func UnitOf(benchmark string) Unit {
-	if u, ok := units[benchmark]; ok {
+	if b, err := benchmarks.Lookup(benchmark); err == nil {
+		u := Unit{Metric: b.Metric, Reference: b.Reference}
+		if u.Metric == "" {
+			u.Metric = "gbps"
+		}
+		return u
+	}
+	if u, ok := toolUnits[benchmark]; ok {
 		return u
 	}
 	return Unit{Metric: "gbps"}
