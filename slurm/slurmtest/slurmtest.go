@@ -12,6 +12,7 @@ package slurmtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -35,13 +36,14 @@ type Options struct {
 	MinJobAge  int    // seconds slurmctld keeps a finished job; 0 for the testbed's default (300)
 	Rate       string // tc rate of every NIC; "" for the testbed's default (1gbit)
 	Slow       string // one slow NIC, "h1/nic3=250mbit"; "" for none
+	Pyxis      bool   // load pyxis in every slurmd, with enroot built from its pinned release (enroot/runtime)
 }
 
 // Cluster is a running testbed.
 type Cluster struct {
 	Options
 	Dir  string // its state directory
-	Conf string // its slurm.conf; Start sets SLURM_CONF to it for the test
+	Conf string // its slurm.conf; Start sets SLURM_CONF to it for the test, and PATH to Bin too with Pyxis
 }
 
 // Start brings a cluster up for tb, and takes it down when tb ends, also
@@ -53,27 +55,75 @@ func Start(tb testing.TB, o Options) *Cluster {
 	if testing.Short() {
 		tb.Skip("slurmtest: -short: the Slurm tests start a cluster of daemons as root (make test runs them)")
 	}
-	if os.Geteuid() != 0 {
-		tb.Fatal("slurmtest: the Slurm tests start daemons and network namespaces: run them as root (make test does)")
-	}
-	script := Script()
-	lock := acquire(tb)
-	c := &Cluster{Options: o, Dir: shortTempDir(tb)}
-	c.Conf = filepath.Join(c.Dir, "etc", "slurm.conf")
-	if err := os.WriteFile(LockFile, []byte(c.Dir), 0o644); err != nil {
-		lock.Close()
-		tb.Fatalf("slurmtest: %v", err)
+	start := time.Now()
+	c, down, err := Up(o, tb.Logf)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
-		if out, err := run(script, "down", "--dir", c.Dir); err != nil {
-			tb.Errorf("slurmtest: testbed down: %v\n%s", err, out)
+		if err := down(); err != nil {
+			tb.Error(err)
 		}
-		lock.Close() // releases the lock
 	})
-	if o.Hosts > 0 {
-		waitNamespaces(tb)
+	tb.Logf("slurmtest: cluster up in %v (%s)", time.Since(start).Round(time.Millisecond), c.Dir)
+	tb.Setenv("SLURM_CONF", c.Conf)
+	if o.Pyxis {
+		tb.Setenv("PATH", c.Bin()+":"+os.Getenv("PATH"))
 	}
-	args := []string{"up", "--dir", c.Dir, "--hosts", fmt.Sprint(o.Hosts), "--port-base", fmt.Sprint(freePorts(tb))}
+	return c
+}
+
+// Bin is where a cluster started with Pyxis has enroot: its nodes see it
+// as /usr/local/bin. Start puts it on the test's PATH.
+func (c *Cluster) Bin() string { return filepath.Join(c.Dir, "usr", "bin") }
+
+// Up brings a cluster up outside a test (a benchmark, say): it holds the
+// lock while the cluster is up, waiting for another's to go down, and
+// returns the function that takes it down and releases the lock. logf
+// says what it waits for.
+func Up(o Options, logf func(format string, args ...any)) (c *Cluster, down func() error, err error) {
+	if os.Geteuid() != 0 {
+		return nil, nil, errors.New("slurmtest: a testbed starts daemons and network namespaces: run as root (make test does)")
+	}
+	script := Script()
+	lock, err := acquire(logf)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Not under a test's TempDir, whose name grows with the test's: Slurm
+	// puts unix sockets under it, whose paths must stay under 108 bytes.
+	dir, err := os.MkdirTemp("", "efaxx-slurm-")
+	if err == nil {
+		err = os.WriteFile(LockFile, []byte(dir), 0o644)
+	}
+	if err != nil {
+		lock.Close()
+		return nil, nil, fmt.Errorf("slurmtest: %w", err)
+	}
+	c = &Cluster{Options: o, Dir: dir, Conf: filepath.Join(dir, "etc", "slurm.conf")}
+	down = func() error {
+		defer lock.Close() // releases the lock
+		if out, err := run(script, "down", "--dir", c.Dir); err != nil {
+			return fmt.Errorf("slurmtest: testbed down: %v\n%s", err, out)
+		}
+		return nil
+	}
+	fail := func(err error) (*Cluster, func() error, error) {
+		if derr := down(); derr != nil {
+			logf("%v", derr)
+		}
+		return nil, nil, err
+	}
+	if o.Hosts > 0 {
+		if err := waitNamespaces(logf); err != nil {
+			return fail(err)
+		}
+	}
+	ports, err := freePorts()
+	if err != nil {
+		return fail(err)
+	}
+	args := []string{"up", "--dir", c.Dir, "--hosts", fmt.Sprint(o.Hosts), "--port-base", fmt.Sprint(ports)}
 	if o.Accounting {
 		args = append(args, "--accounting")
 	}
@@ -86,19 +136,18 @@ func Start(tb testing.TB, o Options) *Cluster {
 	if o.Slow != "" {
 		args = append(args, "--slow", o.Slow)
 	}
-	start := time.Now()
-	if out, err := run(script, args...); err != nil {
-		tb.Fatalf("slurmtest: testbed %s: %v\n%s", strings.Join(args, " "), err, out)
+	if o.Pyxis {
+		args = append(args, "--pyxis")
 	}
-	tb.Logf("slurmtest: cluster up in %v (%s)", time.Since(start).Round(time.Millisecond), c.Dir)
-	tb.Setenv("SLURM_CONF", c.Conf)
-	return c
+	if out, err := run(script, args...); err != nil {
+		return fail(fmt.Errorf("slurmtest: testbed %s: %v\n%s", strings.Join(args, " "), err, out))
+	}
+	return c, down, nil
 }
 
 // freePorts returns the first of three free TCP ports in a row, for
 // slurmctld, slurmd and slurmdbd.
-func freePorts(tb testing.TB) int {
-	tb.Helper()
+func freePorts() (int, error) {
 	for base := 17817; base < 18817; base += 10 {
 		free := true
 		for p := base; p < base+3 && free; p++ {
@@ -110,30 +159,28 @@ func freePorts(tb testing.TB) int {
 			l.Close()
 		}
 		if free {
-			return base
+			return base, nil
 		}
 	}
-	tb.Fatal("slurmtest: no three free ports in a row between 17817 and 18817")
-	return 0
+	return 0, errors.New("slurmtest: no three free ports in a row between 17817 and 18817")
 }
 
 // waitNamespaces waits while another testbed with hosts is up: they share
 // the namespaces' names and subnets.
-func waitNamespaces(tb testing.TB) {
-	tb.Helper()
+func waitNamespaces(logf func(string, ...any)) error {
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		out, err := exec.Command("ip", "netns", "list").Output()
 		if err != nil {
-			tb.Fatalf("slurmtest: ip netns list: %v", err)
+			return fmt.Errorf("slurmtest: ip netns list: %w", err)
 		}
 		if !strings.Contains("\n"+string(out), "\nefx-h") {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("slurmtest: another testbed with hosts (namespaces efx-h*) stayed up 10 minutes:\n%s", out)
+			return fmt.Errorf("slurmtest: another testbed with hosts (namespaces efx-h*) stayed up 10 minutes:\n%s", out)
 		}
-		tb.Logf("slurmtest: waiting for another testbed's hosts to go down")
+		logf("slurmtest: waiting for another testbed's hosts to go down")
 		time.Sleep(5 * time.Second)
 	}
 }
@@ -144,38 +191,26 @@ func Script() string {
 	return filepath.Join(filepath.Dir(file), "..", "testbed", "testbed")
 }
 
-// acquire takes the lock, waiting for another test binary's cluster to go
-// down, and first takes down a cluster a killed binary left behind.
-func acquire(tb testing.TB) *os.File {
-	tb.Helper()
+// acquire takes the lock, waiting for another cluster to go down, and
+// first takes down a cluster a killed process left behind.
+func acquire(logf func(string, ...any)) (*os.File, error) {
 	f, err := os.OpenFile(LockFile, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		tb.Fatalf("slurmtest: %v", err)
+		return nil, fmt.Errorf("slurmtest: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		tb.Fatalf("slurmtest: lock %s: %v", LockFile, err)
+		return nil, fmt.Errorf("slurmtest: lock %s: %w", LockFile, err)
 	}
 	if prev, _ := os.ReadFile(LockFile); len(prev) > 0 {
 		if _, err := os.Stat(filepath.Join(string(prev), "etc", "slurm.conf")); err == nil {
-			tb.Logf("slurmtest: taking down the cluster left in %s", prev)
+			logf("slurmtest: taking down the cluster left in %s", prev)
 			if out, err := run(Script(), "down", "--dir", string(prev)); err != nil {
-				tb.Logf("slurmtest: %v\n%s", err, out)
+				logf("slurmtest: %v\n%s", err, out)
 			}
 		}
 	}
-	return f
-}
-
-// shortTempDir returns a new directory for the cluster's state. Slurm puts
-// unix sockets under it, whose paths must stay under 108 bytes, so it is
-// not under tb.TempDir(), whose names grow with the test's name.
-func shortTempDir(tb testing.TB) string {
-	dir, err := os.MkdirTemp("", "efaxx-slurm-")
-	if err != nil {
-		tb.Fatalf("slurmtest: %v", err)
-	}
-	return dir
+	return f, nil
 }
 
 // run runs the testbed script, bounded in time, and returns its output.
@@ -197,6 +232,17 @@ func (c *Cluster) Slurm(tb testing.TB, name string, args ...string) string {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// Enroot runs enroot as host sees it (its paths and network), on a
+// cluster started with Pyxis, and returns its output.
+func (c *Cluster) Enroot(tb testing.TB, host string, args ...string) string {
+	tb.Helper()
+	out, err := run(Script(), append([]string{"enroot", "--dir", c.Dir, host}, args...)...)
+	if err != nil {
+		tb.Fatalf("testbed enroot %s %s: %v\n%s", host, strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }
