@@ -16,10 +16,14 @@ OUT      ?= out
 # start their own cluster (slurm/testbed): slurmctld, slurmd and munged, and
 # for the accounting path slurmdbd and MariaDB.
 # zsh and fish: the shell completion test runs efaxx's script in each shell.
+# The container tests build enroot and pyxis (enroot/runtime: libbsd-dev,
+# makeself and Slurm's headers; enroot runs with squashfs-tools, jq, zstd,
+# pigz, parallel, fuse-overlayfs and squashfuse) and the image (mmdebstrap).
 DEB_PACKAGES := gcc make git pkg-config ca-certificates \
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev \
 	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux zsh fish \
-	squashfs-tools
+	libbsd-dev makeself libslurm-dev slurm-wlm-basic-plugins-dev \
+	squashfs-tools jq zstd pigz parallel fuse-overlayfs squashfuse mmdebstrap
 
 # What `make bench` needs beyond that: autotools to build fabtests
 # (libfabric's own benchmarks, compared side by side) from its release.
@@ -31,7 +35,7 @@ EXT ?= $(or $(EFAXX_EXT),$(HOME)/.cache/efaxx)
 # Options of `make testbed-up`, e.g. TESTBED_ARGS="--hosts 4 --slow h1/nic3=250mbit".
 TESTBED_ARGS ?=
 
-.PHONY: all deps packages build test bench demo figures clean testbed-up testbed-down sqush
+.PHONY: all deps packages build test bench demo figures clean testbed-up testbed-down sqush image
 
 all: build
 
@@ -55,9 +59,9 @@ build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/efaxx ./cmd/efaxx
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/efaxx-runner ./cmd/efaxx-runner
 
-test: build
+test: build image
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	EFAXX_EXT=$(EXT) $(GO) test -count=1 -timeout 20m ./...
 
 # bench measures efaxx-runner beside its references (memcpy, CMA, a TCP
 # socket stream; fabtests 1.17.0, libfabric's own benchmarks, built from
@@ -65,14 +69,17 @@ test: build
 # sweep beside the same size alone, and the result store (ingest beside a
 # raw insert loop, efaxx show/runs/compare timed as processes, bytes per
 # sample row), and efaxx figures over a store of a million synthetic
-# samples: docs/performance.md.
-bench: build
+# samples, and on the testbed with pyxis (root), the write in the image
+# against the hosts and the cost of a step's start in a reused container
+# against a fresh one: docs/performance.md.
+bench: build image
 	@$(MAKE) --no-print-directory packages PACKAGES="$(BENCH_PACKAGES)"
 	bench/fabtests/build $(EXT)/fabtests-1.17.0
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 	$(GO) run ./bench -runner bin/efaxx-runner -fabtests $(EXT)/fabtests-1.17.0
 	$(GO) run ./cmd/efaxx-storebench -efaxx bin/efaxx
 	$(GO) run ./cmd/efaxx-figbench -efaxx bin/efaxx
+	EFAXX_EXT=$(EXT) $(GO) run ./cmd/efaxx-containerbench -runner bin/efaxx-runner -image bin/efaxx.sqsh
 
 demo: build
 	bin/efaxx --db $(DB) run
@@ -89,10 +96,17 @@ figures: build
 # A Slurm cluster on this machine: 2 hosts (network namespaces) with 4 shaped
 # NICs each. Then: export SLURM_CONF=/tmp/efaxx-testbed/etc/slurm.conf
 testbed-up: deps
-	slurm/testbed/testbed up $(TESTBED_ARGS)
+	EFAXX_EXT=$(EXT) slurm/testbed/testbed up $(TESTBED_ARGS)
 
 testbed-down:
 	slurm/testbed/testbed down
+
+# The container image, without a registry or Docker: a Debian 12 root
+# filesystem from this machine's Debian mirror with what efaxx-runner needs,
+# and bin/efaxx-runner and bin/efaxx, as bin/efaxx.sqsh (enroot/mkimage;
+# rebuilt only when its inputs change). Needs root.
+image: build
+	EFAXX_EXT=$(EXT) enroot/mkimage
 
 # The container image for pyxis: docker build, then enroot import into
 # efaxx+TAG.sqsh. Needs Docker and enroot (a build host): the script says what

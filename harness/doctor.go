@@ -58,7 +58,7 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 			checks = append(checks, checkEnroot(ctx, client.Commander))
 		}
 		if res.Container != nil {
-			checks = append(checks, checkImage(ctx, res.Container.Image, o.Version)...)
+			checks = append(checks, checkImage(ctx, res.Container.Image, o.Version))
 		}
 	}
 	checks = append(checks, checkFabric(ctx, client.Commander)...)
@@ -132,27 +132,26 @@ func checkEnroot(ctx context.Context, r slurm.Commander) Finding {
 
 // checkImage reports whether the sweep's image is readable here and
 // holds an efaxx-runner of this efaxx's version.
-func checkImage(ctx context.Context, image, version string) []Finding {
+func checkImage(ctx context.Context, image, version string) Finding {
 	if !IsImagePath(image) {
-		return []Finding{{"image", CheckOK, image + ": a registry image, which enroot pulls when the job starts"}}
+		return Finding{"image", CheckOK, image + ": a registry image, which enroot pulls when the job starts"}
 	}
 	digest, err := ImageDigest(image)
 	if err != nil {
-		return []Finding{{"image", CheckFail, err.Error()}}
+		return Finding{"image", CheckFail, err.Error()}
 	}
 	fi, _ := os.Stat(image)
-	found := Finding{"image", CheckOK, fmt.Sprintf("%s: %d MiB, %s (this machine's view; the compute nodes must see it too)",
-		image, fi.Size()>>20, digest)}
+	what := fmt.Sprintf("%s: %d MiB, %s", image, fi.Size()>>20, digest)
 	v, ok, err := ImageRunnerVersion(ctx, image)
 	switch {
 	case err != nil:
-		return []Finding{found, {"image runner", CheckWarn, err.Error()}}
+		return Finding{"image", CheckWarn, what + "; " + err.Error()}
 	case !ok:
-		return []Finding{found, {"image runner", CheckFail, fmt.Sprintf("%s holds no %s: its points would fail (docs/slurm.md says how to build the image)", image, ImageRunner)}}
+		return Finding{"image", CheckFail, fmt.Sprintf("%s; holds no %s: its points would fail (docs/slurm.md says how to build the image)", what, ImageRunner)}
 	case version != "" && v != version:
-		return []Finding{found, {"image runner", CheckWarn, fmt.Sprintf("%s holds efaxx-runner %s, this efaxx is %s: rebuild the image to match", image, v, version)}}
+		return Finding{"image", CheckWarn, fmt.Sprintf("%s; holds efaxx-runner %s, this efaxx is %s: rebuild the image to match", what, v, version)}
 	}
-	return []Finding{found, {"image runner", CheckOK, fmt.Sprintf("%s holds efaxx-runner %s", image, v)}}
+	return Finding{"image", CheckOK, fmt.Sprintf("%s; holds efaxx-runner %s (this machine's view; the compute nodes must see it too)", what, v)}
 }
 
 // checkFabric lists libfabric's providers, and the tcp provider's
