@@ -52,6 +52,7 @@ env = { GREETING = "hello from inside", PATH = "/opt/conda/bin" }
 // same sweep without a container, and each way a container sweep fails;
 // the subtests share the cluster and the image, and run in order.
 func TestContainers(t *testing.T) {
+	runner(t) // -short skips it
 	image := buildImage(t)
 	c := slurmtest.Start(t, slurmtest.Options{Hosts: 2, Pyxis: true})
 	e := newClusterEnv(t)
