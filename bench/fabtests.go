@@ -44,7 +44,9 @@ type pair struct {
 // with the extra options args, and returns both sides' samples. The
 // server starts first; the client once the server listens on the
 // out-of-band port (-E: addresses exchanged over a socket, the same way
-// for tcp and shm), each side on its own free ports.
+// for tcp and shm), each side on its own free ports. Each side is pinned
+// to a core as efaxx-runner pins its two ranks by default (rank N on core
+// N): the server to core 0, the client to core 1.
 func (f *fabtests) run(prog, provider string, size uint64, args ...string) (pair, error) {
 	ports, err := freePorts(3)
 	if err != nil {
@@ -56,7 +58,7 @@ func (f *fabtests) run(prog, provider string, size uint64, args ...string) (pair
 	defer cancel()
 	var srvOut, srvErr, cliOut, cliErr bytes.Buffer
 	srv := exec.CommandContext(ctx, filepath.Join(f.bin, prog),
-		append([]string{"-B", strconv.Itoa(ports[1]), "-s", "127.0.0.1"}, common...)...)
+		append([]string{"-B", strconv.Itoa(ports[1]), "-s", "127.0.0.1", "--pin-core", "0"}, common...)...)
 	srv.Stdout, srv.Stderr = &srvOut, &srvErr
 	if err := srv.Start(); err != nil {
 		return pair{}, err
@@ -72,7 +74,7 @@ func (f *fabtests) run(prog, provider string, size uint64, args ...string) (pair
 		return pair{}, fmt.Errorf("%s server: %w: %s", prog, err, srvErr.String())
 	}
 	cli := exec.CommandContext(ctx, filepath.Join(f.bin, prog),
-		append(append([]string{"-B", strconv.Itoa(ports[2])}, common...), "127.0.0.1")...)
+		append(append([]string{"-B", strconv.Itoa(ports[2]), "--pin-core", "1"}, common...), "127.0.0.1")...)
 	cli.Stdout, cli.Stderr = &cliOut, &cliErr
 	if err := cli.Run(); err != nil {
 		return pair{}, fmt.Errorf("%s client %s: %w: %s", prog, strings.Join(common, " "), err, cliErr.String())

@@ -24,7 +24,7 @@
 // Every efaxx number comes from a run that verified its data.
 //
 // Usage: go run ./bench [-runner bin/efaxx-runner] [-rounds 5]
-// [-fabtests DIR] [-only refs,fabtests,sweep] [-v]
+// [-fabtests DIR] [-only refs,fabtests,sweep] [-rows REGEXP] [-v]
 package main
 
 import (
@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,13 +44,22 @@ const mib64 = 64 << 20
 // verbose prints every measurement as it is taken.
 var verbose bool
 
+// rowFilter picks the rows of the tables to measure: "title: label".
+var rowFilter *regexp.Regexp
+
 func main() {
 	path := flag.String("runner", "bin/efaxx-runner", "efaxx-runner to measure")
 	rounds := flag.Int("rounds", 5, "rounds of every measurement; the median is shown")
 	ftDir := flag.String("fabtests", defaultFabtests(), "where fabtests is built (bench/fabtests/build), outside the repository")
 	only := flag.String("only", "refs,fabtests,sweep", "sections to run, comma-separated: refs, fabtests, sweep")
 	flag.BoolVar(&verbose, "v", false, "print every measurement as it is taken, on stderr")
+	rows := flag.String("rows", "", "measure only the rows whose table title and label (\"ping-pong: shm 64B\") match this regexp")
 	flag.Parse()
+	var err error
+	if rowFilter, err = regexp.Compile(*rows); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -rows:", err)
+		os.Exit(2)
+	}
 	if err := run(*path, *rounds, *ftDir, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -87,10 +97,10 @@ func run(path string, rounds int, ftDir string, only []string) error {
 		case "fabtests":
 			var ft *fabtests
 			if ft, err = buildFabtests(ftDir); err == nil {
-				err = measure(rounds, versus(ft, r))
+				err = measure(rounds, pick(versus(ft, r)))
 			}
 		case "sweep":
-			err = measure(rounds, sweeps(r))
+			err = measure(rounds, pick(sweeps(r)))
 		default:
 			err = fmt.Errorf("-only %q: want refs, fabtests or sweep", name)
 		}
@@ -117,6 +127,23 @@ func measure(rounds int, tables []*table) error {
 		t.print()
 	}
 	return nil
+}
+
+// pick keeps the rows that rowFilter matches, and the tables that keep any.
+func pick(tables []*table) []*table {
+	var out []*table
+	for _, t := range tables {
+		var rows []*row
+		for _, r := range t.rows {
+			if rowFilter.MatchString(t.title + ": " + r.label) {
+				rows = append(rows, r)
+			}
+		}
+		if t.rows = rows; rows != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // loadavg is /proc/loadavg's first three fields.

@@ -8,9 +8,11 @@ import (
 
 // The sweep comparison: a number must not depend on which other sizes
 // share its sweep. Each round runs one sweep of 4 KiB to 64 MiB, then
-// each of its sizes alone, with the same flags (the runner's defaults:
-// what a user gets); each size's median in the sweep is compared with
-// its median alone.
+// each of its sizes alone, with the same flags: the runner's defaults
+// (what a user gets) but a duration of half a second per size instead of
+// a count, which would be a few milliseconds at 4 KiB or seconds at
+// 64 MiB over tcp. Each size's median in the sweep is compared with its
+// median alone.
 
 var sweepSizes = []uint64{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20}
 
@@ -20,7 +22,7 @@ func sweeps(r runner) []*table {
 		ratios: []ratio{{"sweep / alone", 0, 1, " (0.9 to 1.1)"}}}
 	for _, p := range providers {
 		for _, bench := range []string{"write", "sendrecv"} {
-			sw := &sweepRun{r: r, p: p, args: []string{"--benchmark", bench}}
+			sw := &sweepRun{r: r, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}
 			for k, size := range sweepSizes {
 				alone := &sweepRun{r: r, p: p, args: sw.args, sizes: []uint64{size}}
 				t.rows = append(t.rows, &row{label: p + " " + bench + " " + sizeName(size),
