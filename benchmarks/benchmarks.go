@@ -61,6 +61,9 @@ func (b Benchmark) Measured() bool { return b.Kind != External }
 var (
 	// measured: the keys of the timed loop of efaxx-runner's own benchmarks.
 	measured = []string{"iterations", "warmup"}
+	// timed: a time budget per size instead of a count, for the
+	// benchmarks whose every rank runs the one timed loop (native/loop.c).
+	timed = []string{"duration"}
 	// fabric: the keys of a libfabric data path (NICs, rails, chunks).
 	fabric = []string{"provider", "chunk", "window", "rails", "strategy", "nics", "pinning", "memory", "link_gbps"}
 )
@@ -70,13 +73,13 @@ var table = []Benchmark{
 	// On GPU memory (memory = "device"), rank 0 of sendrecv and write
 	// measures cudaMemcpy of the same bytes in the same run: their reference.
 	{Name: "sendrecv", Kind: Network, Doc: "libfabric SEND/RECV ping-pong between rank pairs",
-		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric),
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, timed, fabric),
 		Reference: "cudaMemcpy", RoundTrip: true},
 	{Name: "write", Kind: Network, Doc: "libfabric RDMA WRITE with remote CQ data, rank 0 to its peers",
-		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"}),
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, timed, fabric, []string{"slots"}),
 		Reference: "cudaMemcpy"},
 	{Name: "all2all", Kind: Network, Doc: "every rank RDMA-writes its buffer to every other rank at once",
-		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots"})},
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, timed, fabric, []string{"slots"})},
 	{Name: "proxy", Kind: GPU, Doc: "GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own",
 		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots", "cells", "mode"}),
 		Reference: "cpu"}, // the CPU's own writes of the same bytes

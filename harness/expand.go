@@ -22,6 +22,7 @@ type Point struct {
 	Nodes      int           // nodes they spread over, evenly ([slurm] nodes)
 	Sizes      []uint64      // message sizes in bytes, in the order the sweep gave
 	Iterations int           // timed iterations per size
+	Duration   time.Duration // > 0: the time each size's timed iterations fill instead (chosen per size); 0: off
 	Warmup     int           // untimed iterations per size, before the timed ones
 	Timeout    time.Duration // bound on every wait in the runner
 	Chunk      uint64        // bytes per fabric operation
@@ -172,7 +173,7 @@ func (s *Sweep) varying() []string {
 func (p Point) Params() map[string]any {
 	m := make(map[string]any, len(params))
 	for _, q := range params {
-		if !q.inner && q.appliesTo(p.Benchmark) {
+		if !q.inner && q.in(&p) {
 			m[q.name] = jsonOf(q.field.get(&p))
 		}
 	}
@@ -243,7 +244,7 @@ func (p Point) RunnerArgs() []string {
 	}
 	var args []string
 	for _, q := range axes() {
-		if q.flag != "" && q.appliesTo(p.Benchmark) {
+		if q.flag != "" && q.in(&p) {
 			args = append(args, q.flag, argOf(q.field.get(&p)))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -188,6 +189,8 @@ params.sizes = "4KiB..1MiB x256"
 		{"other chunk", strings.Replace(base, `chunk = "1MiB"`, `chunk = "2MiB"`, 1), false},
 		{"other timeout", strings.Replace(base, `"60s"`, `"61s"`, 1), false},
 		{"other ranks", base + "ranks = 3\n", false},
+		{"duration off, written out", base + "duration = \"0s\"\n", true},
+		{"a duration", base + "duration = \"2s\"\n", false},
 	}
 	want := mustParse(t, base).Points()[0].Hash
 	if len(want) != 16 {
@@ -231,6 +234,22 @@ timeout = "1500ms"
 		"--rails", "1", "--strategy", "single", "--nic", "auto", "--pin", "numa", "--memory", "host", "--link-gbps", "0"}
 	if got := p.RunnerArgs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("RunnerArgs() = %q, want %q", got, want)
+	}
+}
+
+func TestPointDuration(t *testing.T) {
+	p := mustParse(t, "name = \"d\"\nbenchmark = \"sendrecv\"\nparams.duration = \"1500ms\"\n").Points()[0]
+	args := strings.Join(p.RunnerArgs(), " ")
+	if !strings.Contains(args, "--iterations 100 --duration 1500ms --warmup 10") || p.Params()["duration"] != "1500ms" {
+		t.Errorf("RunnerArgs() = %q, Params() = %v: want --duration 1500ms and duration 1500ms", args, p.Params())
+	}
+	for _, tt := range []struct{ bench, value, want string }{
+		{"ipc", `"1s"`, "duration"}, {"write", `"-1s"`, "out of range"}, {"write", "2", "duration"},
+	} {
+		text := fmt.Sprintf("name = \"d\"\nbenchmark = %q\nparams.duration = %s\n", tt.bench, tt.value)
+		if _, err := harness.Parse("d.toml", []byte(text)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v; want an error holding %q", text, err, tt.want)
+		}
 	}
 }
 

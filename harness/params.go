@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"efaxx/benchmarks"
@@ -24,6 +25,11 @@ type param struct {
 	flag  string // efaxx-runner flag; "" when the launcher, not the runner, takes it
 	field field  // the Point field that holds the value
 
+	// off marks a param whose zero value (its default) turns a feature
+	// off: at zero it is left out of a point's params, hash and runner
+	// arguments, so that points that do not use it keep their hashes.
+	off bool
+
 	// table is the table of the sweep file that holds the key: "" for
 	// [params], "slurm" for [slurm] (the launcher's, such as nodes).
 	table string
@@ -44,6 +50,8 @@ var params = []*param{
 		flag: "--sizes", field: bind(func(p *Point) *[]uint64 { return &p.Sizes })},
 	{name: "iterations", def: int64(100), read: readInt(1, noMax),
 		flag: "--iterations", field: bind(func(p *Point) *int { return &p.Iterations })},
+	{name: "duration", def: "0s", read: readDurationOff(24 * time.Hour), off: true,
+		flag: "--duration", field: bind(func(p *Point) *time.Duration { return &p.Duration })},
 	{name: "warmup", def: int64(10), read: readInt(0, noMax),
 		flag: "--warmup", field: bind(func(p *Point) *int { return &p.Warmup })},
 	{name: "timeout", def: "60s", read: readDuration(24 * time.Hour),
@@ -136,6 +144,13 @@ var benchmarkParam = &param{
 // appliesTo reports whether p is a param of benchmark b. Params that do not
 // apply are left out of a point's params, hash and runner arguments.
 func (p *param) appliesTo(b string) bool { return benchmark(b).Takes(p.name) }
+
+// in reports whether p goes into point's params, hash and runner
+// arguments: it applies to the point's benchmark and, if it is an off
+// param, is not at its zero value.
+func (p *param) in(point *Point) bool {
+	return p.appliesTo(point.Benchmark) && !(p.off && reflect.ValueOf(p.field.get(point)).IsZero())
+}
 
 // axes returns every param that can be an axis, outermost first.
 func axes() []*param { return append([]*param{benchmarkParam}, params...) }

@@ -90,6 +90,24 @@ func readDuration(hi time.Duration) reader {
 	}
 }
 
+// readDurationOff reads a duration of at most hi, or "0s": off.
+func readDurationOff(hi time.Duration) reader {
+	return func(raw any) (any, error) {
+		s, ok := raw.(string)
+		if !ok {
+			return nil, tomldoc.TypeError(`duration (a string like "2s")`, raw)
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, lineerr.Mark(ErrValue, "duration %q: want a number and a unit (ns, us, ms, s, m, h), like \"2s\", or \"0s\" (off)", s)
+		}
+		if d < 0 || d > hi {
+			return nil, lineerr.Mark(ErrValue, "duration %q is out of range: want 0s (off) up to %s", s, formatDuration(hi))
+		}
+		return d, nil
+	}
+}
+
 // readSize reads a size: a string that bytesize.Parse accepts, or an integer
 // count of bytes.
 func readSize(raw any) (any, error) {

@@ -38,7 +38,7 @@ static int start(efx_loop *l)
 	efx_set_slots(c, l->size);
 	a->n = 0;
 	for (int q = 0; q < c->info->world; q++) {
-		c->acked[q] = 0;
+		c->acked[q] = c->landed[q] = 0;
 		if (q != me)
 			a->streams[a->n++] = (efx_stream){.peer = q, .rail = efx_stream_rail(c, me, q)};
 	}
@@ -81,7 +81,7 @@ static int verify(efx_loop *l, uint64_t it)
 	int me = c->info->rank;
 	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1;
 	bool full = it == 0 || it == l->total - 1;
-	bool ack = (it + 1) % ack_every == 0 || it + 1 == c->cfg.warmup || it + 1 == l->total;
+	bool ack = (it + 1) % ack_every == 0 || it + 1 == l->warmup || it + 1 == l->total;
 	for (int q = 0; q < c->info->world; q++) {
 		if (q == me)
 			continue;
@@ -89,7 +89,7 @@ static int verify(efx_loop *l, uint64_t it)
 				     (it & (c->nslots - 1)) * efx_stride(l->size);
 		if (efx_mem_check(c, buf, &l->plan, efx_seed(l->size, q, it), q, full))
 			return -1;
-		if (ack && efx_send_ack(c, q, it + 1))
+		if (ack && efx_send_ack(c, q, it + 1, false))
 			return -1;
 	}
 	return 0;
@@ -121,7 +121,7 @@ static int all2all_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, 
 	efx_sample *s = &out[0];
 	s->peer = c->info->world == 2 ? 1 - c->info->rank : -1;
 	s->role = EFX_ROLE_BOTH;
-	efx_loop l = {.c = c, .state = state, .size = size, .peer = -1};
+	efx_loop l = {.c = c, .state = state, .size = size, .peer = -1, .all = true};
 	if (efx_loop_run(&every_rank, &l, s))
 		return -1;
 	*n = 1;

@@ -38,6 +38,9 @@ static int check_config(const efx_config *cfg, const efx_info *info, char *err)
 		return efx_fail(err, "rails must be 1..%d, got %u", EFX_MAX_RAILS, cfg->rails);
 	if (cfg->strategy > EFX_ADAPTIVE)
 		return efx_fail(err, "unknown strategy %u", cfg->strategy);
+	if (cfg->duration_ns > 0 && strcmp(cfg->benchmark, "sendrecv") != 0 && strcmp(cfg->benchmark, "write") != 0 &&
+	    strcmp(cfg->benchmark, "all2all") != 0)
+		return efx_fail(err, "%s takes no duration: its iterations are a count", cfg->benchmark);
 	if (cfg->strategy == EFX_ADAPTIVE && strcmp(cfg->benchmark, "sendrecv") == 0)
 		return efx_fail(err, "sendrecv cannot use the adaptive strategy: a receive must be posted on the "
 				     "rail its message arrives on before the sender picks one");
@@ -66,7 +69,7 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	c->err = err;
 	c->last_progress = efx_now();
 	c->yield = info->local_size > sysconf(_SC_NPROCESSORS_ONLN);
-	c->lat = calloc(cfg->iterations, sizeof *c->lat);
+	c->lat = calloc(cfg->duration_ns > 0 ? EFX_MAX_ITERATIONS : cfg->iterations, sizeof *c->lat);
 	int rc = c->lat ? c->bench->open(c, &c->state) : efx_fail(err, "allocate latencies: out of memory");
 	c->cfg.provider = c->cfg.nics = NULL;
 	if (rc) {

@@ -44,7 +44,8 @@ typedef struct efx_config {
 	uint64_t chunk;        /* bytes per fabric operation */
 	uint32_t window;       /* operations in flight per rail */
 	uint32_t slots;        /* iterations a writer may run ahead of the target's verification, a power of two; 0: EFX_MAX_SLOTS */
-	uint64_t iterations;   /* timed iterations per size and peer */
+	uint64_t iterations;   /* timed iterations per size and peer (when duration_ns is 0) */
+	int64_t duration_ns;   /* > 0: each size's timed iterations fill about this long, chosen after the warm-up (sendrecv, write, all2all) */
 	uint64_t warmup;       /* untimed iterations before them */
 	int64_t timeout_ns;    /* longest wait without any progress */
 	uint64_t corrupt_size; /* test hook: corrupt the payload of this size once; 0 = off */

@@ -22,6 +22,16 @@
 #define EFX_MAX_SLOTS 64 /* write slots: how far a writer may run ahead of verification; a power of two */
 #define EFX_ACKS 8       /* ack receives kept posted by a writer */
 #define EFX_HUGE_PAGE (2u << 20) /* transparent huge page size on x86-64 and most arm64 */
+#define EFX_IDLE_CHECK 64        /* empty CQ reads between clock reads: an empty read costs about 0.1 us here, a clock read 0.04 */
+/* Bytes of target slots (and of a writer's source slots) a size may use:
+ * as many slots as fit, at least 2 (each buffer is at least this big, and
+ * holds 2 of the largest size). The number depends on the size alone, so a
+ * size measures the same in a sweep as alone; 8 MiB streams 64 KiB writes
+ * 64 deep and keeps large ones in a cache's reach. */
+#define EFX_SLOT_BYTES (8u << 20)
+/* Timed iterations of a size under a duration at most (the latencies of
+ * one loop take 8 bytes each). */
+#define EFX_MAX_ITERATIONS (1u << 20)
 
 /* Remote CQ data of a write: the sender's rank and its iteration mod 2^16.
  * 32 bits, the least any provider with FI_RMA offers (efa). */
@@ -67,6 +77,7 @@ typedef struct efx_op {
 	void *desc;
 	uint64_t raddr, data; /* write: remote address and CQ data */
 	bool delivered;       /* write: complete only once the data is at the target (FI_DELIVERY_COMPLETE) */
+	bool inject;          /* send or write of at most the provider's inject size: copied at post, no completion */
 	int64_t posted_at;    /* ns: adaptive times each rail by its completions */
 	uint64_t *done;       /* counter bumped on completion */
 } efx_op;
@@ -130,6 +141,7 @@ typedef struct efx_rail {
 	struct fid_domain *domain;
 	struct fid_cq *cq;
 	int wait_fd; /* the CQ's wait object (FI_WAIT_FD) when its rank shares a core; -1: none */
+	size_t inject_size; /* sends and writes this small are injected: copied at post, no completion */
 	struct fid_av *av;
 	struct fid_ep *ep;
 	struct fid_mr *mr[NBUFS];
@@ -146,9 +158,11 @@ typedef struct efx_rail {
 	int64_t last_done;      /* ns of its last send or write completion */
 } efx_rail;
 
-/* The ack a target sends after verifying: iterations of from it has checked. */
+/* The ack a target sends: value iterations of from have landed and been
+ * checked; with landed set, only landed (the last one, whose full check
+ * runs next: the writer's clock stops at its landing, not at the check). */
 typedef struct efx_ack {
-	uint32_t from, pad;
+	uint32_t from, landed;
 	uint64_t value;
 } efx_ack;
 
@@ -197,18 +211,25 @@ struct efx_ctx {
 	efx_rail rail[EFX_MAX_RAILS];
 	uint32_t rr_next; /* adaptive: where the search for the freest rail starts */
 
-	efx_buf buf[NBUFS]; /* src: src_slots x max_size; dst: regions x 2 slots' worth; ctl: acks */
-	uint32_t src_slots; /* source buffers of max_size each, 0 meaning 1 (the proxy's GPU fills one while another is written) */
+	efx_buf buf[NBUFS]; /* src: source slots; dst: a region per sender; ctl: acks */
+	uint32_t src_slots; /* fixed source slots of max_size each (the proxy's GPU fills one while another is written); 0: per size (efx_set_src) */
+	uint32_t src_n;      /* source slots at the current size (efx_src_slot) */
+	uint64_t src_stride; /* their distance: the source holds src_filled slots this far apart, */
+	uint32_t src_filled; /* each with the sender pattern from its own start */
+	uint64_t src_len;    /* for this many bytes */
 	uint32_t regions;   /* dst regions: one per sender that writes to this rank */
 	uint64_t region_len;
 	efx_op acks[EFX_ACKS];
-	uint64_t *acked;  /* world: highest ack received from each rank */
+	uint64_t *acked;  /* world: iterations each rank has acknowledged as checked */
+	uint64_t *landed; /* world: iterations each rank has acknowledged as landed (at least acked) */
 
 	uint32_t nslots;   /* slots per region at the current size */
 	uint64_t *wr_count; /* regions x EFX_MAX_SLOTS: writes landed */
 	uint32_t *wr_tag;   /* their iteration tag */
 
 	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
+	uint64_t idle_polls;   /* CQ reads in a row that found nothing */
+	int64_t idle_now;      /* ns, read at the last idle check (every EFX_IDLE_CHECK empty reads) */
 	bool yield;            /* more ranks on this node than cores: idle waits give the core away */
 	uint64_t rail_bytes[EFX_MAX_RAILS]; /* bytes posted per rail since the last reset */
 	uint64_t requeued;                  /* posts that went to a pending queue since then */
@@ -254,6 +275,7 @@ typedef struct efx_side {
 	int (*finish)(efx_loop *l, efx_sample *s);  /* optional, after the last iteration: bytes moved, final waits */
 	bool stamps; /* sends its source: the loop stamps iteration it into l->src before the clock starts */
 	bool lands;  /* its latency runs from one arrival to the next, not over each iteration */
+	bool times;  /* the side records each timed iteration's latency itself (c->lat), when it learns its end */
 } efx_side;
 
 /* One timed loop: one size against one peer (or every rank), as efx_loop_run runs it. */
@@ -263,7 +285,10 @@ struct efx_loop {
 	uint64_t size;
 	int peer;       /* the other rank of the pair; -1: every rank at once */
 	efx_plan plan;  /* the size cut into ops (set by the loop) */
-	uint64_t total; /* warm-up and timed iterations (set by the loop) */
+	uint64_t warmup; /* warm-up iterations (set by the loop; under a duration, grown once the first are timed) */
+	uint64_t total;  /* warm-up and timed iterations (set by the loop, likewise) */
+	uint64_t first;  /* the first timed iteration once the clock runs, UINT64_MAX before */
+	bool all;        /* every rank runs this loop at once (efx_loop_agree broadcasts) */
 	uint8_t *src;   /* stamps: this iteration's source, stamped, which the corruption hook damages */
 	int64_t landed; /* lands: set by an iteration that goes on after its arrival (a reply) to the arrival's time; else its end counts */
 };
@@ -283,13 +308,11 @@ static inline int64_t efx_now(void)
 /* efx_stride is the distance between write slots: a size rounded up to a cache line. */
 static inline uint64_t efx_stride(uint64_t size) { return (size + 63) & ~(uint64_t)63; }
 
-/* efx_src_slot is the source buffer of iteration it: one slot of max_size
- * bytes in turn, when a benchmark has several (the proxy's GPU fills one
- * while another is written), else the one buffer. */
+/* efx_src_slot is the source buffer of iteration it: the source slots in
+ * turn (efx_set_src), or the proxy's fixed ones. */
 static inline uint8_t *efx_src_slot(const efx_ctx *c, uint64_t it)
 {
-	uint32_t n = c->src_slots ? c->src_slots : 1;
-	return c->buf[BUF_SRC].ptr + (it % n) * efx_stride(c->cfg.max_size);
+	return c->buf[BUF_SRC].ptr + (it % c->src_n) * c->src_stride;
 }
 
 /* efx_region is where sender's writes land in receiver's dst: one region per other rank. */
@@ -299,6 +322,7 @@ static inline uint32_t efx_region(int sender, int receiver) { return (uint32_t)(
 int efx_allgather(efx_ctx *c, const void *send, void *recv, int bytes);
 int efx_barrier(efx_ctx *c);
 int efx_pair_sync(efx_ctx *c, int peer);
+int efx_agree(efx_ctx *c, int peer, uint64_t *v, int n);
 
 /* fabric.c */
 int efx_fabric_open(efx_ctx *c, efx_net need);
@@ -310,9 +334,11 @@ int efx_stalled(efx_ctx *c, const char *what);
 efx_op *efx_take(efx_rail *r);
 int efx_post(efx_ctx *c, efx_op *op);
 int efx_post_acks(efx_ctx *c);
-int efx_send_ack(efx_ctx *c, int peer, uint64_t value);
+int efx_send_ack(efx_ctx *c, int peer, uint64_t value, bool landed);
 int efx_wait_acks(efx_ctx *c, int peer, uint64_t n);
 void efx_set_slots(efx_ctx *c, uint64_t size);
+uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most);
+int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n);
 int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it);
 
 /* xfer.c */
@@ -321,6 +347,11 @@ void efx_plan_op(const efx_plan *p, uint64_t k, uint64_t *off, uint64_t *len);
 void efx_plan_for(efx_ctx *c, efx_plan *p, uint64_t size);
 uint32_t efx_stream_rail(const efx_ctx *c, int a, int b);
 int efx_xfer_run(efx_ctx *c, efx_xfer *xs, int nx, const char *what);
+void efx_xfer_start(efx_ctx *c, efx_xfer *x);
+int efx_xfer_fill(efx_ctx *c, efx_xfer *x);
+
+/* efx_xfer_done reports whether every op of x has completed. */
+static inline bool efx_xfer_done(const efx_xfer *x) { return x->done == (uint64_t)x->nstreams * x->plan->n; }
 
 /* pattern.c */
 uint64_t efx_seed(uint64_t size, int sender, uint64_t it);
@@ -358,10 +389,20 @@ int efx_mem_corrupt(efx_ctx *c, uint8_t *buf, size_t len);
 int efx_mem_check(efx_ctx *c, const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full);
 
 /* write.c: the writer's two sides, which the proxy benchmark runs too.
- * A writer's state is the streams it writes to at once. */
+ * A writer's state is the streams it writes to at once, and, when it has
+ * a pool of streams (pool), the iterations it keeps in flight: each
+ * iteration's transfer in a ring, with its own copy of the streams'
+ * cursors. Without a pool each iteration waits for its own completion. */
 typedef struct efx_writer {
 	efx_stream *streams;
 	uint32_t n;
+	efx_stream *pool;     /* npool streams for the ring's transfers; NULL: one iteration at a time */
+	uint32_t npool;
+	uint32_t depth;       /* iterations in flight at most, at the current size */
+	efx_xfer ring[EFX_MAX_SLOTS];
+	uint64_t head, tail;  /* iterations started, and retired (completed locally, in order) */
+	const efx_loop *loop; /* the loop it runs in: which iterations are timed */
+	int64_t started[EFX_MAX_SLOTS]; /* ns: when each iteration in flight started */
 } efx_writer;
 extern const efx_side efx_write_initiator, efx_write_target;
 int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,

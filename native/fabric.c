@@ -142,6 +142,7 @@ static int open_endpoint(efx_ctx *c, efx_rail *r)
 	EFX_FI(c->err, fi_domain(r->fabric, r->fi, &r->domain, NULL));
 	if (open_cq(c, r))
 		return -1;
+	r->inject_size = r->fi->tx_attr->inject_size;
 	EFX_FI(c->err, fi_av_open(r->domain, &av_attr, &r->av, NULL));
 	EFX_FI(c->err, fi_endpoint(r->domain, r->fi, &r->ep, NULL));
 	EFX_FI(c->err, fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV));
@@ -427,21 +428,30 @@ static int open_rails(efx_ctx *c)
 /* efx_fabric_open opens the rails of a network benchmark with the buffers
  * and bookkeeping need asks for, makes the buffers the memory the point
  * asks for, writes the sender pattern into each source slot and posts
- * the ack receives. */
+ * the ack receives. Every data buffer is at least EFX_SLOT_BYTES (so on
+ * huge pages): a small size measured alone uses the same kind of memory
+ * as in a sweep that goes up to large ones. */
 int efx_fabric_open(efx_ctx *c, efx_net need)
 {
 	int world = c->info->world;
 	c->nrails = c->cfg.rails;
+	uint64_t stride = efx_stride(c->cfg.max_size), two = 2 * stride;
 	c->src_slots = need.src_slots;
 	c->regions = need.every_sender ? (uint32_t)world - 1 : 1;
-	c->region_len = 2 * efx_stride(c->cfg.max_size);
+	/* A region holds 2 of the largest size, and with one sender at least
+	 * EFX_SLOT_BYTES, so that a size has the same slots whatever the
+	 * largest; a region per sender (all2all) stays at 2 of the largest,
+	 * or thousands of ranks would need gigabytes each. */
+	c->region_len = c->regions == 1 && two < EFX_SLOT_BYTES ? EFX_SLOT_BYTES : two;
 	c->acked = calloc((size_t)world, sizeof *c->acked);
+	c->landed = calloc((size_t)world, sizeof *c->landed);
 	c->wr_count = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_count);
 	c->wr_tag = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_tag);
-	if (!c->acked || !c->wr_count || !c->wr_tag)
+	if (!c->acked || !c->landed || !c->wr_count || !c->wr_tag)
 		return efx_fail(c->err, "allocate per-peer state: out of memory");
-	uint64_t stride = efx_stride(c->cfg.max_size); /* each source slot holds the pattern from its own start */
-	uint32_t slots = c->src_slots ? c->src_slots : 1;
+	/* the source: the proxy's fixed slots of the largest size, else room
+	 * for the source slots of any size, as many as fit (efx_set_src) */
+	uint64_t src = c->src_slots ? c->src_slots * stride : two < EFX_SLOT_BYTES ? EFX_SLOT_BYTES : two;
 	/* The rails first: with memory device, whether their libfabric can
 	 * register GPU memory at all is known before a GPU is opened. */
 	bool gpu = c->cfg.memory == EFX_MEMORY_DEVICE;
@@ -451,7 +461,7 @@ int efx_fabric_open(efx_ctx *c, efx_net need)
 	for (uint32_t j = 0; gpu && j < c->nrails; j++)
 		if (hmem_usable(c, &c->rail[j]))
 			return -1;
-	if ((gpu && efx_cuda_attach(c)) || alloc_buf(c, &c->buf[BUF_SRC], slots * stride, gpu) ||
+	if ((gpu && efx_cuda_attach(c)) || alloc_buf(c, &c->buf[BUF_SRC], src, gpu) ||
 	    alloc_buf(c, &c->buf[BUF_DST], c->regions * c->region_len, gpu) ||
 	    alloc_buf(c, &c->buf[BUF_CTL], EFX_ACKS * sizeof(efx_ack), false))
 		return -1;
@@ -462,7 +472,10 @@ int efx_fabric_open(efx_ctx *c, efx_net need)
 	host_pages(c);
 	if (efx_memory_open(c))
 		return -1;
-	for (uint32_t s = 0; s < slots; s++)
+	c->src_n = c->src_filled = c->src_slots ? c->src_slots : 1;
+	c->src_stride = stride; /* each source slot holds the pattern from its own start */
+	c->src_len = c->cfg.max_size;
+	for (uint32_t s = 0; s < c->src_n; s++)
 		if (efx_mem_fill(c, c->buf[BUF_SRC].ptr + s * stride, c->cfg.max_size, c->info->rank))
 			return -1;
 	return need.acks ? efx_post_acks(c) : 0;
@@ -500,6 +513,7 @@ void efx_fabric_close(efx_ctx *c)
 		else
 			free(c->buf[b].ptr);
 	free(c->acked);
+	free(c->landed);
 	free(c->wr_count);
 	free(c->wr_tag);
 }

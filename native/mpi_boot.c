@@ -121,3 +121,17 @@ int efx_pair_sync(efx_ctx *c, int peer)
 		return -1;
 	return wait_request(c, &req[1], "pair sync with peer");
 }
+
+/* efx_agree gives the ranks of a timed loop rank 0's n values in v: the
+ * pair's other rank (peer >= 0), or every rank (peer < 0). */
+int efx_agree(efx_ctx *c, int peer, uint64_t *v, int n)
+{
+	MPI_Request req;
+	if (peer < 0)
+		EFX_MPI(c->err, MPI_Ibcast(v, n, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req));
+	else if (c->info->rank == 0)
+		EFX_MPI(c->err, MPI_Isend(v, n, MPI_UINT64_T, peer, 8, MPI_COMM_WORLD, &req));
+	else
+		EFX_MPI(c->err, MPI_Irecv(v, n, MPI_UINT64_T, 0, 8, MPI_COMM_WORLD, &req));
+	return wait_request(c, &req, "the iterations of this size from rank 0");
+}

@@ -20,7 +20,9 @@
 
 int efx_stalled(efx_ctx *c, const char *what)
 {
-	int64_t idle = efx_now() - c->last_progress;
+	if (c->idle_polls == 0 || c->idle_polls % EFX_IDLE_CHECK)
+		return 0; /* the clock is read only every EFX_IDLE_CHECK empty polls (idle) */
+	int64_t idle = c->idle_now - c->last_progress;
 	if (idle <= c->cfg.timeout_ns)
 		return 0;
 	return efx_fail(c->err, "waiting for %s: nothing completed for %.1f s (timeout; is the peer alive?)",
@@ -77,8 +79,13 @@ static ssize_t post_now(efx_op *op)
 	efx_rail *r = op->rail;
 	switch (op->kind) {
 	case OP_SEND:
+		if (op->inject)
+			return fi_inject(r->ep, op->buf, op->len, r->addrs[op->peer]);
 		return fi_send(r->ep, op->buf, op->len, op->desc, r->addrs[op->peer], &op->fi);
 	case OP_WRITE: {
+		if (op->inject)
+			return fi_inject_writedata(r->ep, op->buf, op->len, op->data, r->addrs[op->peer], op->raddr,
+						   r->remote[op->peer].key);
 		if (!op->delivered)
 			return fi_writedata(r->ep, op->buf, op->len, op->desc, op->data, r->addrs[op->peer], op->raddr,
 					    r->remote[op->peer].key, &op->fi);
@@ -96,14 +103,28 @@ static ssize_t post_now(efx_op *op)
 }
 
 
+/* posted finishes an op the provider took: an injected one is complete
+ * already (its buffer copied, no completion will come), the rest wait for
+ * theirs. */
+static void posted(efx_op *op)
+{
+	if (!op->inject)
+		return;
+	op->rail->tx_inflight--;
+	(*op->done)++;
+	give_back(op->rail, op);
+}
+
 /* efx_post posts op now, or queues it behind the ops its rail refused. */
 int efx_post(efx_ctx *c, efx_op *op)
 {
 	efx_rail *r = op->rail;
 	if (!r->pend_head) {
 		ssize_t rc = post_now(op);
-		if (rc == 0)
+		if (rc == 0) {
+			posted(op);
 			return 0;
+		}
 		if (rc != -FI_EAGAIN)
 			return efx_fail_fi(c->err, op_name(op), rc, " on rail %u", r->index);
 	}
@@ -130,6 +151,7 @@ static int drain(efx_ctx *c, efx_rail *r)
 		r->pend_head = op->next;
 		if (!r->pend_head)
 			r->pend_tail = NULL;
+		posted(op);
 	}
 	return 0;
 }
@@ -171,8 +193,10 @@ static int on_op(efx_ctx *c, efx_rail *r, efx_op *op, size_t len)
 		break;
 	case OP_ACK: {
 		efx_ack a = ((efx_ack *)c->buf[BUF_CTL].ptr)[op->index];
-		if ((int)a.from < c->info->world && a.value > c->acked[a.from])
+		if ((int)a.from < c->info->world && !a.landed && a.value > c->acked[a.from])
 			c->acked[a.from] = a.value;
+		if ((int)a.from < c->info->world && a.value > c->landed[a.from])
+			c->landed[a.from] = a.value;
 		return efx_post(c, op); /* ack receives stay posted; never pooled */
 	}
 	}
@@ -223,25 +247,31 @@ static int wait_fds(efx_ctx *c)
 	return 0;
 }
 
-/* idle runs between CQ reads that found nothing, and never sleeps: the
- * providers here move data only inside fi_cq_read, so a sleeping target
- * starves the transfer (a 10 us nap after 1 ms idle cost tcp 38% of its
- * 64 MiB write rate against fi_rma_bw). A rank that has its own core
- * spins, and after 1 ms without a completion yields between reads, which
- * costs nothing when no other task wants the core. A rank that shares its
- * core with other ranks (c->yield) gives it away after 20 us: it blocks on
- * the provider's wait object where the provider has one (tcp: FI_WAIT_FD),
- * and yields where it has none (shm, whose own wait is a yield). */
+/* idle runs every EFX_IDLE_CHECK CQ reads that found nothing in a row,
+ * and never sleeps: the providers here move data only inside fi_cq_read,
+ * so a sleeping target starves the transfer (a 10 us nap after 1 ms idle
+ * cost tcp 38% of its 64 MiB write rate against fi_rma_bw). A rank that
+ * has its own core spins, and after 1 ms without a completion yields
+ * between reads, which costs nothing when no other task wants the core. A
+ * rank that shares its core with other ranks (c->yield) gives it away
+ * after 20 us: it blocks on the provider's wait object where the provider
+ * has one (tcp: FI_WAIT_FD), and yields where it has none (shm, whose own
+ * wait is a yield). An idle stretch starts at its first check. */
 static void idle(efx_ctx *c)
 {
 	int64_t spin = c->yield ? 20000 : 1000000; /* ns */
-	if (efx_now() - c->last_progress < spin)
+	c->idle_now = efx_now();
+	if (c->idle_polls == EFX_IDLE_CHECK)
+		c->last_progress = c->idle_now;
+	if (c->idle_now - c->last_progress < spin)
 		return;
 	if (!c->yield || wait_fds(c) < 0)
 		sched_yield();
 }
 
-/* efx_progress reads every rail's CQ once; it returns how many completions, or -1. */
+/* efx_progress reads every rail's CQ once; it returns how many completions,
+ * or -1. Hot loop: an empty read costs one fi_cq_read per rail and a
+ * counter; the clock is read only every EFX_IDLE_CHECK of them. */
 int efx_progress(efx_ctx *c)
 {
 	int total = 0;
@@ -252,8 +282,8 @@ int efx_progress(efx_ctx *c)
 		total += n;
 	}
 	if (total)
-		c->last_progress = efx_now();
-	else
+		c->idle_polls = 0;
+	else if (++c->idle_polls % EFX_IDLE_CHECK == 0)
 		idle(c);
 	return total;
 }
@@ -272,11 +302,12 @@ int efx_post_acks(efx_ctx *c)
 	return 0;
 }
 
-/* efx_send_ack tells peer that value of its iterations have landed and verified. */
-int efx_send_ack(efx_ctx *c, int peer, uint64_t value)
+/* efx_send_ack tells peer that value of its iterations have landed and
+ * been checked, or with landed, only landed. */
+int efx_send_ack(efx_ctx *c, int peer, uint64_t value, bool landed)
 {
 	efx_rail *r = &c->rail[0];
-	efx_ack a = {.from = (uint32_t)c->info->rank, .value = value};
+	efx_ack a = {.from = (uint32_t)c->info->rank, .landed = landed, .value = value};
 	for (;;) {
 		ssize_t rc = fi_inject(r->ep, &a, sizeof a, r->addrs[peer]);
 		if (rc == 0)
@@ -297,20 +328,61 @@ int efx_wait_acks(efx_ctx *c, int peer, uint64_t n)
 	return 0;
 }
 
-/* efx_set_slots cuts each dst region into as many slots of size as fit, a
- * power of two (so that a 16-bit tag names the slot) up to the slots asked
- * for. Rotating slots let a writer stream without waiting for each
- * verification; one slot reuses one buffer, as osu_bw and fi_rma_bw do,
- * and costs an ack round trip per iteration. */
-void efx_set_slots(efx_ctx *c, uint64_t size)
+/* efx_slots_for is how many slots of size a writer may use, a power of two
+ * (a 16-bit tag names the slot) up to most: as many as EFX_SLOT_BYTES
+ * holds, at least 2, never more than a region holds. The count depends on
+ * the size, not on the sweep's largest size. */
+uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most)
 {
-	uint64_t fit = c->region_len / efx_stride(size);
-	uint32_t most = c->cfg.slots && c->cfg.slots < EFX_MAX_SLOTS ? c->cfg.slots : EFX_MAX_SLOTS;
+	uint64_t stride = efx_stride(size);
+	uint64_t fit = EFX_SLOT_BYTES / stride;
+	if (fit < 2)
+		fit = 2;
+	if (fit > c->region_len / stride)
+		fit = c->region_len / stride;
 	uint32_t n = 1;
 	while (n * 2 <= fit && n * 2 <= most)
 		n *= 2;
-	c->nslots = n;
+	return n;
+}
+
+/* efx_set_slots cuts each dst region into the slots of size (efx_slots_for,
+ * up to the slots asked for). Rotating slots let a writer stream without
+ * waiting for each verification; one slot reuses one buffer, as osu_bw and
+ * fi_rma_bw do, and costs an ack round trip per iteration. */
+void efx_set_slots(efx_ctx *c, uint64_t size)
+{
+	uint32_t most = c->cfg.slots && c->cfg.slots < EFX_MAX_SLOTS ? c->cfg.slots : EFX_MAX_SLOTS;
+	c->nslots = efx_slots_for(c, size, most);
 	memset(c->wr_count, 0, (size_t)c->regions * EFX_MAX_SLOTS * sizeof *c->wr_count);
+}
+
+/* efx_set_src lays the source out as n slots of size (as many as fit, at
+ * least 1), each holding the sender pattern from its own start: written
+ * again only when the slots written last do not serve, off the clock. The
+ * proxy's fixed slots stay as they are. */
+int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n)
+{
+	uint64_t stride = efx_stride(size);
+	if (c->src_slots)
+		return 0;
+	if (n > c->buf[BUF_SRC].len / stride)
+		n = (uint32_t)(c->buf[BUF_SRC].len / stride);
+	if (n < 1)
+		n = 1;
+	/* slot 0 starts at 0 in every layout; the others only in the same one */
+	bool serve = c->src_len >= size && (n == 1 || (c->src_stride == stride && c->src_filled >= n));
+	if (!serve) {
+		c->src_filled = c->src_len = 0; /* a fill that fails half-way serves nothing */
+		for (uint32_t s = 0; s < n; s++)
+			if (efx_mem_fill(c, c->buf[BUF_SRC].ptr + s * stride, size, c->info->rank))
+				return -1;
+		c->src_stride = stride;
+		c->src_filled = n;
+		c->src_len = size;
+	}
+	c->src_n = n;
+	return 0;
 }
 
 /* efx_wait_landed waits until the n writes of sender's iteration it have

@@ -126,7 +126,7 @@ static int gpu(efx_ctx *c, proxy *p, uint64_t size, int peer, efx_sample *out)
 	efx_set_slots(c, size);
 	efx_stream *s = &p->stream;
 	*s = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
-	c->acked[peer] = 0;
+	c->acked[peer] = c->landed[peer] = 0;
 	p->pos = 0;
 	efx_cuda_proxy_spec spec = {
 		.src = c->buf[BUF_SRC].ptr, .stride = efx_stride(c->cfg.max_size), .slots = PROXY_SLOTS,

@@ -14,10 +14,13 @@
  * verified, while small messages still stream nslots deep. One slot is the
  * one reused buffer of osu_bw and fi_rma_bw.
  *
- * Timing: the initiator times post-to-local-completion per iteration and the
- * whole timed phase up to the last local completion (as Libefaxx does); the
- * target times landing to landing. The full check of the last iteration and
- * the final ack happen after both clocks stop.
+ * The initiator keeps iterations in flight (streamer, below): as many as
+ * the slots of the size and its source slots allow.
+ *
+ * Timing: the initiator's timed phase ends when the target has
+ * acknowledged the last iteration, landed and checked (bytes delivered, so
+ * initiator and target agree); its iterations are timed from one's local
+ * completion to the next's. The target times landing to landing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +61,7 @@ static int initiator_start(efx_loop *l)
 	const efx_writer *w = l->state;
 	efx_set_slots(l->c, l->size);
 	for (uint32_t i = 0; i < w->n; i++)
-		l->c->acked[w->streams[i].peer] = 0;
+		l->c->acked[w->streams[i].peer] = l->c->landed[w->streams[i].peer] = 0;
 	return 0;
 }
 
@@ -90,10 +93,150 @@ static int initiator_finish(efx_loop *l, efx_sample *s)
 	return efx_write_slots(l->c, w->streams, w->n, l->total);
 }
 
-/* efx_write_initiator is rank 0's side: it writes each iteration to the
- * streams of its efx_writer state and times post to local completion. */
+/* efx_write_initiator is the proxy's CPU side: it writes each iteration to
+ * the streams of its efx_writer state, one at a time, and times post to
+ * local completion, as the proxy's GPU side does. */
 const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiator_sync, .ready = initiator_ready,
 				      .iteration = initiator_iteration, .finish = initiator_finish, .stamps = true};
+
+/*
+ * The write benchmark's own initiator keeps iterations in flight: up to
+ * depth of them, each from its own source slot into its own target slot,
+ * as many as the slots of the size allow (efx_slots_for), their ops filling
+ * the rails' windows oldest first. An iteration may start once the one
+ * depth before it has completed locally (its source slot is free) and the
+ * target has verified the last user of its target slot. Its time runs from
+ * its start to the local completion of its last op (seen in order), which
+ * counts the time it waited behind the iterations in flight before it; the
+ * last iteration ends when the target has acknowledged it, landed and
+ * checked, so the timed phase counts bytes delivered, not bytes handed to
+ * the provider.
+ */
+
+/* flight is the ring entry of iteration it, and its streams' cursors. */
+static efx_xfer *flight(efx_writer *w, uint64_t it, efx_stream **streams)
+{
+	uint32_t k = (uint32_t)(it % w->depth);
+	if (streams)
+		*streams = &w->pool[(size_t)k * w->n];
+	return &w->ring[k];
+}
+
+/* retire ends the iterations in flight that have completed, oldest first,
+ * and times the timed ones from their start. */
+static void retire(efx_ctx *c, efx_writer *w)
+{
+	while (w->tail < w->head && efx_xfer_done(flight(w, w->tail, NULL))) {
+		if (w->tail >= w->loop->first)
+			c->lat[w->tail - w->loop->first] = efx_now() - w->started[w->tail % w->depth];
+		w->tail++;
+	}
+}
+
+/* pump posts what the windows allow of the iterations in flight, oldest
+ * first, reads the CQs once and retires what completed. Hot loop. */
+static int pump(efx_ctx *c, efx_writer *w, const char *what)
+{
+	for (uint64_t it = w->tail; it < w->head; it++)
+		if (efx_xfer_fill(c, flight(w, it, NULL)))
+			return -1;
+	if (efx_progress(c) < 0 || efx_stalled(c, what))
+		return -1;
+	retire(c, w);
+	return 0;
+}
+
+/* acked reports whether every stream's target has acknowledged v
+ * iterations: checked, or with landed, landed at least. */
+static bool acked(const efx_ctx *c, const efx_writer *w, uint64_t v, bool landed)
+{
+	for (uint32_t i = 0; i < w->n; i++)
+		if ((landed ? c->landed : c->acked)[w->streams[i].peer] < v)
+			return false;
+	return true;
+}
+
+/* drain waits until every iteration in flight has completed and the
+ * targets have acknowledged v iterations (checked, or landed). */
+static int drain(efx_ctx *c, efx_writer *w, uint64_t v, bool landed)
+{
+	while (w->tail < w->head || !acked(c, w, v, landed))
+		if (pump(c, w, w->tail < w->head ? "write completions" : "the target's acknowledgement"))
+			return -1;
+	return 0;
+}
+
+static int stream_start(efx_loop *l)
+{
+	efx_ctx *c = l->c;
+	efx_writer *w = l->state;
+	if (initiator_start(l))
+		return -1;
+	uint32_t depth = c->nslots; /* npool holds a ring of at least one iteration */
+	if (depth > w->npool / w->n)
+		depth = w->npool / w->n;
+	if (efx_set_src(c, l->size, depth))
+		return -1;
+	w->depth = depth < c->src_n ? depth : c->src_n;
+	w->head = w->tail = 0;
+	w->loop = l;
+	return 0;
+}
+
+/* stream_sync meets every target with nothing in flight and every
+ * iteration before it verified. */
+static int stream_sync(efx_loop *l, uint64_t it)
+{
+	efx_writer *w = l->state;
+	return drain(l->c, w, it, false) || write_sync(l->c, w->streams, w->n) ? -1 : 0;
+}
+
+/* stream_ready waits until iteration it may start: the one depth before
+ * it completed, and its target slot's last user verified. */
+static int stream_ready(efx_loop *l, uint64_t it)
+{
+	efx_ctx *c = l->c;
+	efx_writer *w = l->state;
+	uint64_t need = it >= c->nslots ? it - c->nslots + 1 : 0;
+	while (w->head - w->tail >= w->depth || !acked(c, w, need, false))
+		if (pump(c, w, w->head - w->tail >= w->depth ? "write completions" : "the target's acknowledgement"))
+			return -1;
+	return 0;
+}
+
+/* stream_iteration starts iteration it, from l->src, and posts what the
+ * windows allow; the last one waits until every iteration is delivered
+ * and verified, which its time includes. */
+static int stream_iteration(efx_loop *l, uint64_t it)
+{
+	efx_ctx *c = l->c;
+	efx_writer *w = l->state;
+	efx_stream *ss;
+	efx_xfer *x = flight(w, it, &ss);
+	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(l->size);
+	for (uint32_t i = 0; i < w->n; i++) {
+		ss[i] = w->streams[i];
+		ss[i].remote_off = (uint64_t)efx_region(0, ss[i].peer) * c->region_len + slot_off;
+	}
+	*x = (efx_xfer){.kind = OP_WRITE, .plan = &l->plan, .buf = l->src, .data = EFX_DATA(0, it),
+			.nstreams = w->n, .streams = ss};
+	efx_xfer_start(c, x);
+	w->started[it % w->depth] = efx_now();
+	w->head = it + 1;
+	if (efx_xfer_fill(c, x))
+		return -1;
+	if (it + 1 < l->total)
+		return 0;
+	if (drain(c, w, l->total, true))
+		return -1;
+	if (it >= l->first) /* the last iteration ends when it has landed */
+		c->lat[it - l->first] = efx_now() - w->started[it % w->depth];
+	return 0;
+}
+
+static const efx_side streamer = {.start = stream_start, .sync = stream_sync, .ready = stream_ready,
+				  .iteration = stream_iteration, .finish = initiator_finish, .stamps = true,
+				  .times = true};
 
 static int target_start(efx_loop *l)
 {
@@ -111,12 +254,14 @@ static int target_verify(efx_loop *l, uint64_t it)
 	efx_ctx *c = l->c;
 	const uint8_t *region = c->buf[BUF_DST].ptr + (uint64_t)efx_region(0, c->info->rank) * c->region_len;
 	const uint8_t *buf = region + (it & (c->nslots - 1)) * efx_stride(l->size);
-	bool full = it == 0 || it == l->total - 1;
+	bool last = it == l->total - 1, full = it == 0 || last;
+	if (last && efx_send_ack(c, 0, it + 1, true)) /* landed: the writer's clock stops, not waiting for the full check */
+		return -1;
 	if (efx_mem_check(c, buf, &l->plan, efx_seed(l->size, 0, it), 0, full))
 		return -1;
 	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1; /* fewer acks, the same guarantee */
-	bool ack = (it + 1) % ack_every == 0 || it + 1 == c->cfg.warmup || it + 1 == l->total;
-	return ack ? efx_send_ack(c, 0, it + 1) : 0;
+	bool ack = (it + 1) % ack_every == 0 || it + 1 == l->warmup || it + 1 == l->total;
+	return ack ? efx_send_ack(c, 0, it + 1, false) : 0;
 }
 
 static int target_finish(efx_loop *l, efx_sample *s)
@@ -138,13 +283,13 @@ static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 		return efx_loop_run(&efx_write_target, &l, s) ? -1 : 1;
 	w->streams[0] = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
 	w->n = 1;
-	return efx_loop_run(&efx_write_initiator, &l, s) ? -1 : 1;
+	return efx_loop_run(&streamer, &l, s) ? -1 : 1;
 }
 
 /* all_at_once is round-robin: rank 0 writes to every peer together. */
 static int all_at_once(efx_ctx *c, efx_writer *w, uint64_t size, efx_sample *s)
 {
-	efx_loop l = {.c = c, .state = w, .size = size, .peer = 0};
+	efx_loop l = {.c = c, .state = w, .size = size, .peer = 0, .all = true};
 	if (c->info->rank != 0) {
 		s->peer = 0;
 		s->role = EFX_ROLE_TARGET;
@@ -155,16 +300,20 @@ static int all_at_once(efx_ctx *c, efx_writer *w, uint64_t size, efx_sample *s)
 		w->streams[i] = (efx_stream){.peer = (int)i + 1, .rail = efx_stream_rail(c, 0, (int)i + 1)};
 	s->peer = l.peer = w->n == 1 ? 1 : -1;
 	s->role = EFX_ROLE_INITIATOR;
-	return efx_loop_run(&efx_write_initiator, &l, s);
+	return efx_loop_run(&streamer, &l, s);
 }
 
 static int write_open(efx_ctx *c, void **state)
 {
 	efx_writer *w = calloc(1, sizeof *w);
-	if (w)
-		w->streams = calloc((size_t)c->info->world, sizeof *w->streams);
+	size_t world = (size_t)c->info->world;
+	if (w) {
+		w->npool = world > EFX_MAX_SLOTS ? (uint32_t)world : EFX_MAX_SLOTS;
+		w->streams = calloc(world, sizeof *w->streams);
+		w->pool = calloc(w->npool, sizeof *w->pool);
+	}
 	*state = w;
-	if (!w || !w->streams)
+	if (!w || !w->streams || !w->pool)
 		return efx_fail(c->err, "write: out of memory");
 	return efx_fabric_open(c, (efx_net){.acks = true});
 }
@@ -182,8 +331,10 @@ static int write_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, in
 static void write_close(efx_ctx *c, void *state)
 {
 	efx_writer *w = state;
-	if (w)
+	if (w) {
 		free(w->streams);
+		free(w->pool);
+	}
 	free(w);
 }
 

@@ -141,6 +141,7 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 	op->buf = x->buf + off;
 	op->len = len;
 	op->done = &x->done;
+	op->inject = false;
 	if (x->kind == OP_RECV) {
 		op->desc = r->desc[BUF_DST];
 		r->rx_inflight++;
@@ -152,6 +153,8 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 		 * mean delivered, not queued in a socket buffer */
 		op->delivered = c->cfg.strategy == EFX_ADAPTIVE;
 		op->posted_at = c->cfg.strategy == EFX_ADAPTIVE ? efx_now() : 0;
+		/* a small send or write is copied at post and has no completion to reap */
+		op->inject = !op->delivered && len <= r->inject_size;
 		r->tx_inflight++;
 		c->rail_bytes[rail] += len;
 	}
@@ -183,10 +186,12 @@ static int fill_stream(efx_ctx *c, efx_xfer *x, efx_stream *s)
 	return posted;
 }
 
-/* fill posts every op the windows allow, a round of one op per stream and
- * rail at a time, so that streams share the rails evenly. Posting a whole
- * round before reading the CQs again is the batching that pays on EFA. */
-static int fill(efx_ctx *c, efx_xfer *x)
+/* efx_xfer_fill posts every op of x the windows allow, a round of one op
+ * per stream and rail at a time, so that streams share the rails evenly.
+ * Posting a whole round before reading the CQs again is the batching that
+ * pays on EFA. Transfers in flight together share the rails' windows:
+ * filled oldest first, the oldest finishes first. */
+int efx_xfer_fill(efx_ctx *c, efx_xfer *x)
 {
 	for (;;) {
 		int round = 0;
@@ -201,7 +206,8 @@ static int fill(efx_ctx *c, efx_xfer *x)
 	}
 }
 
-static void start(efx_ctx *c, efx_xfer *x)
+/* efx_xfer_start readies x to post from its first op. */
+void efx_xfer_start(efx_ctx *c, efx_xfer *x)
 {
 	x->done = 0;
 	x->window = window(c, x);
@@ -218,13 +224,13 @@ static void start(efx_ctx *c, efx_xfer *x)
 int efx_xfer_run(efx_ctx *c, efx_xfer *xs, int nx, const char *what)
 {
 	for (int i = 0; i < nx; i++)
-		start(c, &xs[i]);
+		efx_xfer_start(c, &xs[i]);
 	for (;;) {
 		bool done = true;
 		for (int i = 0; i < nx; i++) {
-			if (fill(c, &xs[i]))
+			if (efx_xfer_fill(c, &xs[i]))
 				return -1;
-			done &= xs[i].done == (uint64_t)xs[i].nstreams * xs[i].plan->n;
+			done &= efx_xfer_done(&xs[i]);
 		}
 		if (done)
 			return 0;

@@ -164,6 +164,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&memory, "memory", "host", "buffer memory: host, pinned (CUDA-registered host) or device (GPU, FI_HMEM)")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated message sizes in bytes")
 	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer")
+	fs.DurationVar(&o.cfg.Duration, "duration", 0, "sendrecv, write, all2all: time each size's timed iterations fill, instead of --iterations (chosen after the warm-up; 0: off)")
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 1<<20, "bytes per fabric operation")
@@ -246,6 +247,8 @@ func check(o options) error {
 		return errors.New("--window, --chunk, --iterations and --timeout must be positive")
 	case o.cfg.Slots < 1 || o.cfg.Slots > 64 || o.cfg.Slots&(o.cfg.Slots-1) != 0:
 		return fmt.Errorf("--slots %d: want a power of two, 1..64", o.cfg.Slots)
+	case o.cfg.Duration < 0:
+		return fmt.Errorf("--duration %v: want 0 (off) or more", o.cfg.Duration)
 	}
 	return nil
 }

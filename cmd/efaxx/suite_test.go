@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -176,6 +177,72 @@ pinning    = "none"
 	sqlRow(t, db, `SELECT r.status, r.reason FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps w ON w.id = p.sweep_id WHERE w.name = 'one-slot-bad'`, &status, &reason)
 	if status != "failed" || !strings.Contains(reason, "payload mismatch") {
 		t.Errorf("corrupt one-slot run = %s (%s), want failed with a payload mismatch", status, reason)
+	}
+}
+
+// TestRunDuration runs each size for a time instead of a count: every
+// rank of a point runs the count rank 0 chose, a small size runs more
+// iterations than a large one, each size's timed phase lasts about the
+// duration, and every iteration is still checked (a corrupt byte fails).
+func TestRunDuration(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	body := `
+[params]
+provider   = "shm"
+ranks      = 3
+sizes      = ["4KiB", "1MiB"]
+duration   = "200ms"
+iterations = 3
+timeout    = "30s"
+pinning    = "none"
+`
+	sweep := writeFile(t, filepath.Join(dir, "d.toml"), "name = \"duration\"\nbenchmark = [\"sendrecv\", \"write\", \"all2all\"]\n"+body)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	if code != 0 {
+		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	// Both ends of a pair (every rank of all2all) run one count.
+	if n := count(t, db, `SELECT COUNT(*) FROM (SELECT 1 FROM samples
+		GROUP BY run_id, size, CASE WHEN peer < 0 THEN -1 ELSE min(rank, peer) * 65536 + max(rank, peer) END
+		HAVING COUNT(DISTINCT iterations) > 1)`); n != 0 {
+		t.Errorf("%d pairs whose ends ran different counts", n)
+	}
+	store, err := sql.Open("sqlite3", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	rows, err := store.Query(`SELECT r.benchmark, s.size, MIN(s.iterations), MIN(s.elapsed_ns), MAX(s.elapsed_ns)
+		FROM samples s JOIN runs r ON r.id = s.run_id GROUP BY r.benchmark, s.size ORDER BY r.benchmark, s.size`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	its := map[string][]int64{}
+	for rows.Next() {
+		var bench string
+		var size, iters, lo, hi int64
+		if err := rows.Scan(&bench, &size, &iters, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		its[bench] = append(its[bench], iters)
+		// About 200 ms each, with room for a loaded machine: 3 iterations
+		// (the count, ignored) would take microseconds.
+		if iters <= 3 || lo < 2e6 || hi > 4e9 {
+			t.Errorf("%s at %d B: %d iterations in %d..%d ns; want more than 3, each about 200 ms", bench, size, iters, lo, hi)
+		}
+	}
+	for bench, v := range its {
+		if len(v) != 2 || v[0] <= v[1] {
+			t.Errorf("%s iterations at 4 KiB and 1 MiB = %v; want more at 4 KiB", bench, v)
+		}
+	}
+
+	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "1048576")
+	bad := writeFile(t, filepath.Join(dir, "bad.toml"), "name = \"duration-bad\"\nbenchmark = \"write\"\n"+body)
+	if code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, bad); code != 3 {
+		t.Fatalf("efaxx run (corrupt) = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
 

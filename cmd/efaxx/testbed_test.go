@@ -56,8 +56,11 @@ func slurmConf(env []string) string {
 }
 
 // srunWrite runs the write benchmark on nodes hosts, one rank each, over 4
-// rails, and returns rank 0's samples.
-func srunWrite(t *testing.T, env []string, nodes int, strategy string, extra ...string) []record.Sample {
+// rails, and returns rank 0's samples. Every rate counts bytes delivered,
+// so it checks that no rate exceeds limit, the sum of the shaped rates of
+// the rails the strategy uses (Gbps), and that rank 0's rate and its
+// targets' (summed, for round-robin's peers at once) agree within 2%.
+func srunWrite(t *testing.T, env []string, nodes int, strategy string, limit float64, extra ...string) []record.Sample {
 	t.Helper()
 	var out string
 	var start time.Time
@@ -89,6 +92,22 @@ func srunWrite(t *testing.T, env []string, nodes int, strategy string, extra ...
 	}
 	samples := rankSamples(t, filepath.Join(out, record.RankFile(0)))
 	t.Logf("%s on %d hosts (%v): %s", strategy, nodes, time.Since(start).Round(time.Millisecond), describe(samples))
+	var targets float64 // Gbps the targets received, each by its own clock
+	for rank := 1; rank < nodes; rank++ {
+		for _, s := range rankSamples(t, filepath.Join(out, record.RankFile(rank))) {
+			targets += 8 * float64(s.BytesRecv) * float64(s.Iterations) / float64(s.ElapsedNs)
+		}
+	}
+	var sent float64
+	for _, s := range samples {
+		if g := gbps(s); g > limit {
+			t.Errorf("%s to peer %s: %.3f Gbps, more than its rails' shaped %.2f Gbps", strategy, s.Peers, g, limit)
+		}
+		sent += gbps(s)
+	}
+	if r := sent / targets; r < 0.98 || r > 1.02 {
+		t.Errorf("%s: rank 0 sent %.3f Gbps, its targets received %.3f: want within 2%%", strategy, sent, targets)
+	}
 	return samples
 }
 
@@ -157,19 +176,20 @@ func fmtList(v []uint64) string {
 func TestTestbedRails(t *testing.T) {
 	env := testbed(t)
 
-	single := srunWrite(t, env, 2, "single")[0]
-	if g := gbps(single); g < 0.9*shaped/1e9 || g > 1.1*shaped/1e9 {
-		t.Errorf("single = %.3f Gbps, want within 10%% of the shaped %.1f Gbps", g, shaped/1e9)
+	rail := shaped / 1e9
+	single := srunWrite(t, env, 2, "single", rail)[0]
+	if g := gbps(single); g < 0.9*rail {
+		t.Errorf("single = %.3f Gbps, want within 10%% of the shaped %.1f Gbps", g, rail)
 	}
-	split := srunWrite(t, env, 2, "split")[0]
+	split := srunWrite(t, env, 2, "split", 4*rail)[0]
 	if r := gbps(split) / gbps(single); r < 3 {
 		t.Errorf("split over 4 rails = %.2f x single, want >= 3", r)
 	}
 
 	// Round-robin from rank 0 to its 3 peers at once, against single to
 	// each in turn: 3 rails carry 3 buffers in the time of one.
-	single4 := srunWrite(t, env, 4, "single")
-	rr := srunWrite(t, env, 4, "round-robin")[0]
+	single4 := srunWrite(t, env, 4, "single", rail)
+	rr := srunWrite(t, env, 4, "round-robin", 3*rail)[0]
 	if rr.Peers != "all" || rr.BytesSent != 3*testSize {
 		t.Fatalf("round-robin sample = peers %q, %d bytes per iteration; want all 3 peers", rr.Peers, rr.BytesSent)
 	}
@@ -189,8 +209,8 @@ func TestTestbedRails(t *testing.T) {
 	sum := (3*shaped + slow) / 1e9
 	// Chunks of 256 KiB give adaptive finer grains to balance the last
 	// few with (it measures 2.8 Gbps with 1 MiB, 3.1 with 256 KiB).
-	adaptive := srunWrite(t, env, 2, "adaptive", "--chunk", "262144")[0]
-	splitSlow := srunWrite(t, env, 2, "split")[0]
+	adaptive := srunWrite(t, env, 2, "adaptive", sum, "--chunk", "262144")[0]
+	splitSlow := srunWrite(t, env, 2, "split", sum)[0]
 	t.Logf("slow nic3: adaptive %.2f Gbps, split %.2f Gbps; sum of rates %.2f, 4 x slow %.2f",
 		gbps(adaptive), gbps(splitSlow), sum, 4*slow/1e9)
 	if g := gbps(adaptive); g < 0.8*sum {
