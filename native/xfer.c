@@ -153,8 +153,9 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 		 * mean delivered, not queued in a socket buffer */
 		op->delivered = c->cfg.strategy == EFX_ADAPTIVE;
 		op->posted_at = c->cfg.strategy == EFX_ADAPTIVE ? efx_now() : 0;
-		/* a small send or write is copied at post and has no completion to reap */
-		op->inject = !op->delivered && len <= r->inject_size;
+		/* a small send or write is copied at post and has no completion to
+		 * reap; not from GPU memory, which a provider's copy cannot read */
+		op->inject = !op->delivered && len <= r->inject_size && c->cfg.memory != EFX_MEMORY_DEVICE;
 		r->tx_inflight++;
 		c->rail_bytes[rail] += len;
 	}
