@@ -35,29 +35,40 @@ void efx_take_counts(const efx_ctx *c, efx_sample *s)
 	s->requeued = c->requeued;
 }
 
-/* size_by_time chooses, under a duration, how long the size runs, in two
- * steps, from per, the time of an iteration of the part of the warm-up
- * just run, up to the meeting that ends it (ns): after the first
- * warm-up iterations, which pay for cold caches and connections, more
- * warm-up worth a tenth of the duration (at least as many again, done);
- * after those, the duration's worth of timed iterations (at least 1). At
- * most EFX_MAX_ITERATIONS each. Rank 0 decides and the other ranks of the
- * loop take its numbers, so a size's warm-up and count depend on the size,
- * not on the sweep around it. */
-static int size_by_time(efx_loop *l, int step, uint64_t done, double per)
+/* Parts of warm-up at most under a duration, before the timed ones. */
+#define EFX_WARM_PARTS 6
+
+/* size_by_time decides, under a duration, at the end of a part of the
+ * warm-up (done iterations of it in elapsed ns, up to the meeting that
+ * ends it, so that nothing is in flight) what comes next. The first part
+ * pays for cold caches and connections and says little; a later one that
+ * lasted a twentieth of the duration says how long an iteration takes,
+ * and the duration's worth of timed iterations follows (at least 1). Until
+ * then (at most EFX_WARM_PARTS parts) another part of warm-up follows,
+ * worth a tenth of the duration at the last part's pace and at least
+ * twice as long as it, so that a part slowed by a busy moment is followed
+ * by a longer one, not by a short timed phase. At most EFX_MAX_ITERATIONS
+ * each. Rank 0 decides and the other ranks of the loop take its numbers:
+ * a size's warm-up and count depend on the size, not on the sweep around
+ * it. It sets *timed when the timed iterations follow. */
+static int size_by_time(efx_loop *l, int part, uint64_t done, int64_t elapsed, bool *timed)
 {
 	efx_ctx *c = l->c;
-	uint64_t v = 0;
+	uint64_t v[2] = {0, 0}; /* 1 when timed iterations follow, and how many iterations */
 	if (c->info->rank == 0) {
-		double want = (double)c->cfg.duration_ns / (step == 0 ? 10 : 1) / (per > 0 ? per : 1);
-		double least = step == 0 ? (double)(done ? done : 1) : 1;
-		v = want < least ? (uint64_t)least : want < EFX_MAX_ITERATIONS ? (uint64_t)want : EFX_MAX_ITERATIONS;
+		double per = (double)(elapsed > 0 ? elapsed : 1) / (double)(done ? done : 1);
+		bool enough = (part > 0 && elapsed >= c->cfg.duration_ns / 20) || part + 1 >= EFX_WARM_PARTS;
+		double want = (double)c->cfg.duration_ns / (enough ? 1 : 10) / per;
+		double least = enough ? 1 : 2 * (double)(done ? done : 1);
+		v[0] = enough;
+		v[1] = want < least ? (uint64_t)least : want < EFX_MAX_ITERATIONS ? (uint64_t)want : EFX_MAX_ITERATIONS;
 	}
-	if (efx_agree(c, l->all ? -1 : l->peer, &v, 1))
+	if (efx_agree(c, l->all ? -1 : l->peer, v, 2))
 		return -1;
-	if (step == 0)
-		l->warmup += v;
-	l->total = l->warmup + (step == 0 ? 1 : v);
+	*timed = v[0];
+	if (!*timed)
+		l->warmup += v[1];
+	l->total = l->warmup + (*timed ? v[1] : 1);
 	return 0;
 }
 
@@ -70,22 +81,21 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 {
 	efx_ctx *c = l->c;
 	int me = c->info->rank;
-	int step = c->cfg.duration_ns > 0 ? 0 : 2; /* the steps of size_by_time to come: none without a duration */
+	bool timed = c->cfg.duration_ns <= 0; /* the timed iterations' count is known: without a duration, at once */
+	int part = 0;
 	int64_t start = 0, prev = 0, end = 0;
 	efx_plan_for(c, &l->plan, l->size);
-	l->warmup = step == 2 || c->cfg.warmup ? c->cfg.warmup : 1; /* under a duration, one at least, to time */
-	l->total = l->warmup + (step == 2 ? c->cfg.iterations : 1);
+	l->warmup = timed || c->cfg.warmup ? c->cfg.warmup : 1; /* under a duration, one at least, to time */
+	l->total = l->warmup + (timed ? c->cfg.iterations : 1);
 	l->first = UINT64_MAX;
 	if ((side->start && side->start(l)) || side->sync(l, 0))
 		return -1;
 	uint64_t met = UINT64_MAX, from = 0; /* where the ends last met while sizing; the part of the warm-up timed */
 	int64_t began = efx_now();
 	for (uint64_t it = 0; it < l->total; it++) {
-		if (it == l->warmup && step < 2) {
-			/* a part of the warm-up ends when the ends meet: nothing in flight */
-			if (side->sync(l, it) || size_by_time(l, step, it, (double)(efx_now() - began) / (double)(it - from)))
+		if (it == l->warmup && !timed) {
+			if (side->sync(l, it) || size_by_time(l, part++, it - from, efx_now() - began, &timed))
 				return -1;
-			step++;
 			met = from = it;
 			began = efx_now();
 		}

@@ -198,7 +198,7 @@ timeout    = "30s"
 pinning    = "none"
 `
 	sweep := writeFile(t, filepath.Join(dir, "d.toml"), "name = \"duration\"\nbenchmark = [\"sendrecv\", \"write\", \"all2all\"]\n"+body)
-	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, sweep)
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -227,6 +227,7 @@ pinning    = "none"
 			t.Fatal(err)
 		}
 		its[bench] = append(its[bench], iters)
+		t.Logf("%s at %d B: %d iterations in %.0f..%.0f ms", bench, size, iters, float64(lo)/1e6, float64(hi)/1e6)
 		// About 200 ms each, with room for a loaded machine: 3 iterations
 		// (the count, ignored) would take microseconds.
 		if iters <= 3 || lo < 2e6 || hi > 4e9 {
@@ -241,7 +242,7 @@ pinning    = "none"
 
 	t.Setenv("EFAXX_TEST_CORRUPT_SIZE", "1048576")
 	bad := writeFile(t, filepath.Join(dir, "bad.toml"), "name = \"duration-bad\"\nbenchmark = \"write\"\n"+body)
-	if code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runnerPath, bad); code != 3 {
+	if code, stdout, stderr = efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), bad); code != 3 {
 		t.Fatalf("efaxx run (corrupt) = %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
