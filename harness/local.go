@@ -48,6 +48,10 @@ func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []
 	if _, err := exec.LookPath(l.mpirun()); err != nil {
 		return nil, nil, fmt.Errorf("mpirun not found (install openmpi-bin, or run `make deps`): %w", err)
 	}
+	if c := s.Resources.Container; c != nil {
+		return nil, nil, fmt.Errorf("sweep %s runs in the container image %s: efaxx run starts its ranks on this machine, "+
+			"outside any container; submit the sweep to Slurm with efaxx submit, where pyxis runs them in the image", s.Name, c.Image)
+	}
 	points := s.Points()
 	for _, p := range points {
 		if p.Nodes > 1 {

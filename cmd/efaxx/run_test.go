@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,5 +127,21 @@ ranks = "two"
 	}
 	if code, stdout, _ := efaxx(t, "validate", "../../sweeps/demo.toml"); code != 0 || !strings.Contains(stdout, "4 points") {
 		t.Errorf("validate demo = %d, %q", code, stdout)
+	}
+}
+
+// TestRunRefusesContainer: efaxx run starts ranks outside any container,
+// so a sweep with [container] is refused before anything runs, rather than
+// measured in the wrong place.
+func TestRunRefusesContainer(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "boxed.toml"), "name = \"boxed\"\nbenchmark = \"write\"\n[container]\nimage = \"/images/efaxx.sqsh\"\n")
+	db := filepath.Join(dir, "efaxx.db")
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", "/bin/true", file)
+	if code == 0 || !strings.Contains(stderr, "sweep boxed runs in the container image /images/efaxx.sqsh: efaxx run starts its ranks on this machine") {
+		t.Errorf("run of a [container] sweep = %d, %q; want it refused", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Error("run made a session for a sweep it refused")
 	}
 }
