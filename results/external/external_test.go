@@ -2,6 +2,7 @@ package external_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -266,6 +267,33 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("fingerprint = %v", res.Fingerprint)
 				}
 			}},
+		// Written by hand in nvbandwidth v0.8's layout for 4 GPUs
+		// (testdata/README.md): a bidirectional testcase's three matrices
+		// under one Running line, N/A on the diagonal, a waived testcase.
+		{"nvbandwidth, 4 GPUs, layout", "nvbandwidth", 1, []string{"nvbandwidth/h200x4-layout.txt"},
+			5 * 12, 0, func(t *testing.T, res *external.Result) {
+				var got []string
+				for _, s := range res.Samples {
+					if s.Rank == 2 && s.Peer == 1 {
+						got = append(got, fmt.Sprintf("%s %.2f", s.Variant, float64(s.BytesSent)/float64(s.ElapsedNs)))
+					}
+				}
+				want := []string{"device_to_device_memcpy_write_ce 389.85",
+					"device_to_device_bidirectional_memcpy_write_ce_write1 370.85",
+					"device_to_device_bidirectional_memcpy_write_ce_write2 371.59",
+					"device_to_device_bidirectional_memcpy_write_ce_total 742.44",
+					"device_to_device_memcpy_write_sm 365.85"}
+				if strings.Join(got, "; ") != strings.Join(want, "; ") {
+					t.Errorf("cell (2, 1) = %q, want %q", got, want)
+				}
+				if got := value(t, res, 512<<20, "device_to_device_bidirectional_memcpy_write_ce_total", "sum"); got != 8909.28 {
+					t.Errorf("bidir total SUM = %v, want 8909.28", got)
+				}
+				fp := res.Fingerprint
+				if fp["waived"] != 1 || len(fp["testcases"].([]string)) != 3 || len(fp["devices"].([]string)) != 4 {
+					t.Errorf("fingerprint = %v: want 1 waived, 3 testcases run, 4 devices", fp)
+				}
+			}},
 		{"fabtests rdm_tagged_bw, tcp, recorded", "fabtests", 2,
 			[]string{"fabtests/rdm_tagged_bw_tcp.rank0.txt", "fabtests/rdm_tagged_bw_tcp.rank1.txt"},
 			12, 0, func(t *testing.T, res *external.Result) {
@@ -382,6 +410,12 @@ func TestParseDamaged(t *testing.T) {
 		{"nvbandwidth cut mid-matrix", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", dropFrom(" 0   2081.40"), "no SUM line", ""},
 		{"nvbandwidth bad cell", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace("2081.40\n\nSUM", "fast\n\nSUM"), "not a bandwidth", ""},
 		{"nvbandwidth row shape", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace(" 0     55.34", " 0     55.34  1.0"), "want row 0", ""},
+		{"nvbandwidth matrix twice", "nvbandwidth", 1, "nvbandwidth/h200x4-layout.txt",
+			replace("_write_ce_write2 ", "_write_ce_write1 "), "a second matrix of device_to_device_bidirectional_memcpy_write_ce_write1", ""},
+		{"nvbandwidth SUM of another testcase", "nvbandwidth", 1, "nvbandwidth/h200x4-layout.txt",
+			replace("SUM device_to_device_memcpy_write_sm", "SUM device_to_device_memcpy_read_sm"), "want its SUM line", ""},
+		{"nvbandwidth testcase not found", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt",
+			replace("Waived: \n", "ERROR: Testcase device_to_device_memcpy_wirte_ce not found!\n"), "", "Testcase device_to_device_memcpy_wirte_ce not found"},
 		{"nvbandwidth latency", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace("local GPU(column) bandwidth (GB/s)", "local GPU(column) latency (ns)"), "latency", ""},
 	}
 	for _, tt := range tests {

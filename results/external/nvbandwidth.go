@@ -1,6 +1,7 @@
 package external
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -13,26 +14,37 @@ import (
 // bandwidths between the devices (and the host) and its sum:
 //
 //	Running device_to_device_memcpy_write_ce.
-//	memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)
+//	memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)
 //	           0         1
 //	 0       N/A    389.12
 //	 1    389.50       N/A
 //
 //	SUM device_to_device_memcpy_write_ce 778.62
 //
-// A testcase the machine cannot run (device to device on one GPU) prints
-// "Waived: " instead. Each cell with a number becomes a sample: rank is
-// its row, peer its column, variant the testcase; size is the buffer
-// nvbandwidth copies (the sweep's one size, its -b in MiB; 512 MiB by
-// default), one iteration, and the time that moves size bytes at the
-// printed rate, so that the store's GB/s is nvbandwidth's; the printed
-// number itself is kept as the tool value bandwidth (GB/s), and each
-// testcase's SUM is checked against its cells.
+// A bidirectional testcase prints three matrices under its one Running
+// line, each with its own SUM key: NAME_write1 (column to row), NAME_write2
+// (row to column, both at once) and NAME_total (or _read1, _read2, _total).
+// A row is the GPU whose context made the copy (the writer of a write
+// testcase, the reader of a read one), as efaxx's samples name the rank
+// that moved the data. A testcase the machine cannot run (device to
+// device on one GPU) prints "Waived: " instead, without its name; one
+// that failed prints "ERROR: ..." or "Error: ...", which fails the run.
+//
+// Each cell with a number becomes a sample: rank is its row, peer its
+// column, variant the matrix's SUM key; size is the buffer nvbandwidth
+// copies (the sweep's one size, its -b in MiB; 512 MiB by default), one
+// iteration, and the time that moves size bytes at the printed rate, so
+// that the store's GB/s is nvbandwidth's; the printed number itself is
+// kept as the tool value bandwidth (GB/s), and each matrix's SUM is
+// checked against its cells.
 
 var (
 	nvbwRunning = regexp.MustCompile(`^Running (\w+)\.$`)
 	nvbwMatrix  = regexp.MustCompile(`^(.*\((row|column)\).*) (bandwidth \(GB/s\)|latency \(ns\))$`)
 	nvbwSum     = regexp.MustCompile(`^SUM (\w+) (\S+)$`)
+	nvbwError   = regexp.MustCompile(`^(ERROR|Error): (.*)$`)
+	nvbwWaived  = regexp.MustCompile(`^Waived: ?$`)
+	nvbwSuffix  = regexp.MustCompile(`^_[a-z]+[0-9]*$`) // of a bidirectional testcase's matrices: _write1, _total
 	nvbwHead    = []*regexp.Regexp{
 		regexp.MustCompile(`^nvbandwidth Version: (\S+)$`),
 		regexp.MustCompile(`^Built from Git version: (\S+)$`),
@@ -43,7 +55,6 @@ var (
 	nvbwHeadKeys = []string{"version", "git_version", "cuda_runtime", "cuda_driver", "driver"}
 	nvbwDevice   = regexp.MustCompile(`^Device (\d+): (.+)$`)
 	nvbwNoise    = []*regexp.Regexp{
-		regexp.MustCompile(`^Waived: ?$`),
 		regexp.MustCompile(`^NOTE: The reported results may not reflect`),
 		regexp.MustCompile(`^Performance can vary with software drivers`),
 	}
@@ -64,7 +75,9 @@ func parseNVBandwidth(in Input) (*Result, error) {
 		return nil, s.err()
 	}
 	fp := map[string]any{"tool": "nvbandwidth", "buffer_bytes": size}
-	var devices []string
+	var devices, testcases []string
+	waived := 0
+	seen := map[string]bool{} // the variants read: a matrix printed twice is misread
 	for _, f := range in.Files {
 		ls, cut := lines(f.Data)
 		if cut {
@@ -75,6 +88,7 @@ func parseNVBandwidth(in Input) (*Result, error) {
 			t := strings.TrimSpace(ls[i])
 			if m := nvbwRunning.FindStringSubmatch(t); m != nil {
 				testcase = m[1]
+				testcases = append(testcases, testcase)
 				continue
 			}
 			if m := nvbwMatrix.FindStringSubmatch(t); m != nil {
@@ -86,12 +100,21 @@ func parseNVBandwidth(in Input) (*Result, error) {
 					s.fail(f.Name, i+1, "%s: a latency testcase; this parser reads bandwidths", testcase)
 					return nil, s.err()
 				}
-				next, ok := nvbwReadMatrix(s, res, f, ls, i, testcase, size)
+				next, ok := nvbwReadMatrix(s, res, f, ls, i, testcase, size, seen)
 				if !ok {
 					return nil, s.err()
 				}
 				i = next
-				testcase = ""
+				continue
+			}
+			switch m := nvbwError.FindStringSubmatch(t); {
+			case m != nil:
+				if res.Failed == "" {
+					res.Failed = fmt.Sprintf("%s:%d: nvbandwidth: %s", f.Name, i+1, t)
+				}
+				continue
+			case nvbwWaived.MatchString(t):
+				waived++
 				continue
 			}
 			if m := nvbwDevice.FindStringSubmatch(t); m != nil {
@@ -113,7 +136,9 @@ func parseNVBandwidth(in Input) (*Result, error) {
 		}
 	}
 	fp["devices"] = devices
-	fp["units"] = map[string]string{"bandwidth": "GB/s (1e9 B/s), as nvbandwidth printed it", "sum": "GB/s, the testcase's SUM"}
+	fp["testcases"] = testcases // those that ran; nvbandwidth does not name the waived ones
+	fp["waived"] = waived
+	fp["units"] = map[string]string{"bandwidth": "GB/s (1e9 B/s), as nvbandwidth printed it", "sum": "GB/s, the matrix's SUM"}
 	res.Problems = s.problems
 	res.Fingerprint = fp
 	return res, s.err()
@@ -129,9 +154,10 @@ func nvbwHeadIndex(t string) int {
 }
 
 // nvbwReadMatrix reads the matrix whose description is at line at of ls
-// (0-based) and its SUM line, stores a sample per cell, and returns the
-// line index of the SUM.
-func nvbwReadMatrix(s *sink, res *Result, f File, ls []string, at int, testcase string, size uint64) (int, bool) {
+// (0-based) and its SUM line, stores a sample per cell under the SUM's key
+// (the testcase, or for one of a testcase's several matrices the testcase
+// and a suffix), and returns the line index of the SUM.
+func nvbwReadMatrix(s *sink, res *Result, f File, ls []string, at int, testcase string, size uint64, seen map[string]bool) (int, bool) {
 	if at+1 >= len(ls) {
 		s.fail(f.Name, at+1, "%s: the matrix has no column header", testcase)
 		return 0, false
@@ -144,6 +170,7 @@ func nvbwReadMatrix(s *sink, res *Result, f File, ls []string, at int, testcase 
 		}
 	}
 	sum, cells, row := 0.0, 0, 0
+	first, firstValue := len(res.Samples), len(res.Values)
 	i := at + 2
 	for ; i < len(ls) && strings.TrimSpace(ls[i]) != ""; i, row = i+1, row+1 {
 		fs := strings.Fields(ls[i])
@@ -178,16 +205,28 @@ func nvbwReadMatrix(s *sink, res *Result, f File, ls []string, at int, testcase 
 		return 0, false
 	}
 	m := nvbwSum.FindStringSubmatch(strings.TrimSpace(ls[i]))
-	if m == nil || m[1] != testcase {
+	if m == nil || (m[1] != testcase && !nvbwSuffix.MatchString(strings.TrimPrefix(m[1], testcase))) {
 		s.fail(f.Name, i+1, "%s: %q: want its SUM line", testcase, strings.TrimSpace(ls[i]))
 		return 0, false
+	}
+	variant := m[1]
+	if seen[variant] {
+		s.fail(f.Name, i+1, "%s: a second matrix of %s", testcase, variant)
+		return 0, false
+	}
+	seen[variant] = true
+	for k := first; k < len(res.Samples); k++ {
+		res.Samples[k].Variant = variant
+	}
+	for k := firstValue; k < len(res.Values); k++ {
+		res.Values[k].Variant = variant
 	}
 	printed, ok := number(m[2])
 	if !ok || math.Abs(printed-sum) > 0.01*float64(cells)+1e-6*printed {
 		s.fail(f.Name, i+1, "%s: SUM %s is not the sum of its %d cells (%.2f): a cell is misread", testcase, m[2], cells, sum)
 		return 0, false
 	}
-	res.Values = append(res.Values, record.ToolValue{Size: size, Rank: -1, Peer: -1, Variant: testcase,
+	res.Values = append(res.Values, record.ToolValue{Size: size, Rank: -1, Peer: -1, Variant: variant,
 		Name: "sum", Value: printed, Unit: "GB/s"})
 	return i, true
 }
