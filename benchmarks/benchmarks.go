@@ -87,6 +87,12 @@ var table = []Benchmark{
 		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "direction"}),
 		Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
+	// Its reference is not one variant but the sum of the pairs' rates
+	// alone, measured in the same run (results.AllToAllStats).
+	{Name: "ipc-all2all", Kind: GPU, Doc: "every GPU of a node writes into every other at once through CUDA IPC, beside each pair alone",
+		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
+		Keys:   slices.Concat(measured, []string{"launch"}),
+		Metric: "dir_gbs"},
 	{Name: "queue", Kind: GPU, Doc: "GPU (or CPU) producers to a CPU consumer through a command ring",
 		MinRanks: 1, MaxRanks: 1, Keys: slices.Concat(measured, []string{"cells", "mode", "producer", "producers"}),
 		Metric: "mops", Reference: "floor"}, // the ring against its bare floor

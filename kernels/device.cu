@@ -48,6 +48,7 @@ extern "C" void efx_cuda_close(efx_cuda *c)
 	if (!c)
 		return;
 	efx_ipc_free(c);
+	efx_a2a_free(c);
 	efx_proxy_free(c);
 	efx_hmem_free(c);
 	cudaFree(c->bad);

@@ -14,7 +14,7 @@
 
 #include "ring.h"
 
-#define EFX_CUDA_ABI 2
+#define EFX_CUDA_ABI 3
 #define EFX_CUDA_ERRLEN 512
 #define EFX_CUDA_IPC_HANDLE 64 /* one cudaIpcMemHandle_t */
 #define EFX_CUDA_IPC_HANDLES (3 * EFX_CUDA_IPC_HANDLE) /* what a rank exports: its target, source and reference buffers */
@@ -37,6 +37,21 @@ typedef struct efx_cuda_copy {
 	int32_t source;  /* rank whose base pattern is copied */
 	int64_t corrupt; /* test hook: >= 0 flips the target's byte at this offset after the last iteration */
 } efx_cuda_copy;
+
+/* What one all-to-all measurement through CUDA IPC does on one rank: its
+ * copies to npeers targets at once, each of size bytes into the target's
+ * region for this rank, each on a stream of its own; iteration i of the
+ * copy to peers[p] writes this rank's base pattern XOR key(seeds[p] + i).
+ * Every iteration starts all copies together and ends when all are done. */
+typedef struct efx_cuda_a2a_spec {
+	uint64_t size;
+	int32_t grid, block; /* the copy kernel's launch, its grid shared by the copies at once; grid 0: the copy engines; -1: every SM full */
+	uint64_t warmup, iterations;
+	int32_t npeers;
+	const int32_t *peers;  /* the target ranks */
+	const uint64_t *seeds; /* per target */
+	int64_t corrupt;       /* test hook: >= 0 flips this byte of the first target's region after the last iteration */
+} efx_cuda_a2a_spec;
 
 /* What one queue measurement does. */
 typedef struct efx_cuda_queue_spec {
@@ -88,6 +103,20 @@ int efx_cuda_ipc_copy(efx_cuda *c, int slot, const efx_cuda_copy *spec, uint64_t
 		      char *err);
 /* Check every byte of this rank's target against the source's last iteration. */
 int efx_cuda_ipc_check(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+
+/* All-to-all through CUDA IPC: allocate this rank's source (its base
+ * pattern) and a target buffer of a region of bytes per rank of world, and
+ * export the target (EFX_CUDA_IPC_HANDLE bytes). */
+int efx_cuda_a2a_alloc(efx_cuda *c, uint64_t bytes, int rank, int world, void *handle, char *err);
+/* Map rank peer's exported target buffer. */
+int efx_cuda_a2a_attach(efx_cuda *c, int peer, const void *handle, char *err);
+/* Run spec's copies. lat gets spec->iterations times for each of 1 +
+ * npeers: first every iteration's (all copies), then each target's copy
+ * in it; t[0] is the whole, t[1 + p] target p's (its copies' times added). */
+int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+/* Check every word of this rank's region for sender: sender's base
+ * pattern XOR key(key), the last iteration's. */
+int efx_cuda_a2a_check(efx_cuda *c, int sender, uint64_t size, uint64_t key, char *err);
 
 /* Queue: GPU producers push commands that a CPU thread pops and checks.
  * lat gets spec->items per-command times in ns: push to completion when

@@ -34,15 +34,15 @@ void efx_ipc_free(efx_cuda *c)
 	c->ipc = NULL;
 }
 
-__global__ void fill_base(uint4 *p, uint64_t n, int rank)
+__global__ void efx_fill_base(uint4 *p, uint64_t n, int rank)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
 		p[i] = efx_base_vec(i, rank);
 }
 
-/* copy_xor is the measured copy: 16-byte loads and stores, four in flight
+/* efx_copy_xor is the measured copy: 16-byte loads and stores, four in flight
  * per thread, grid-stride so any grid covers the buffer. Hot loop. */
-__global__ void copy_xor(uint4 *__restrict__ dst, const uint4 *__restrict__ src, uint64_t n, uint4 key)
+__global__ void efx_copy_xor(uint4 *__restrict__ dst, const uint4 *__restrict__ src, uint64_t n, uint4 key)
 {
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 	uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
@@ -57,7 +57,7 @@ __global__ void copy_xor(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
 		dst[i] = efx_xor4(src[i], key);
 }
 
-__global__ void check_xor(const uint4 *p, uint64_t n, int rank, uint4 key, unsigned long long *bad)
+__global__ void efx_check_xor(const uint4 *p, uint64_t n, int rank, uint4 key, unsigned long long *bad)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
 		uint4 want = efx_xor4(efx_base_vec(i, rank), key), got = p[i];
@@ -68,7 +68,7 @@ __global__ void check_xor(const uint4 *p, uint64_t n, int rank, uint4 key, unsig
 	}
 }
 
-__global__ void flip_byte(uint8_t *p) { *p ^= 0x5a; }
+__global__ void efx_flip_byte(uint8_t *p) { *p ^= 0x5a; }
 
 extern "C" int efx_cuda_ipc_alloc(efx_cuda *c, uint64_t bytes, int rank, void *handles, char *err)
 {
@@ -86,8 +86,8 @@ extern "C" int efx_cuda_ipc_alloc(efx_cuda *c, uint64_t bytes, int rank, void *h
 	CU(cudaMalloc(&s->dst, bytes));
 	CU(cudaMalloc(&s->ref, bytes));
 	CU(cudaMemsetAsync(s->dst, 0, bytes, c->stream));
-	fill_base<<<4 * c->sms, 256, 0, c->stream>>>(s->src, bytes / 16, rank);
-	LAUNCHED("fill_base");
+	efx_fill_base<<<4 * c->sms, 256, 0, c->stream>>>(s->src, bytes / 16, rank);
+	LAUNCHED("efx_fill_base");
 	CU(cudaStreamSynchronize(c->stream));
 	cudaIpcMemHandle_t *h = (cudaIpcMemHandle_t *)handles;
 	CU(cudaIpcGetMemHandle(&h[0], s->dst));
@@ -128,8 +128,8 @@ extern "C" int efx_cuda_ipc_prepare(efx_cuda *c, const efx_cuda_copy *spec, char
 	ipc_state *s = state(c, err);
 	if (!s)
 		return -1;
-	copy_xor<<<4 * c->sms, 256, 0, c->stream>>>(s->ref, s->src, spec->size / 16, efx_key_of(last_key(spec)));
-	LAUNCHED("copy_xor");
+	efx_copy_xor<<<4 * c->sms, 256, 0, c->stream>>>(s->ref, s->src, spec->size / 16, efx_key_of(last_key(spec)));
+	LAUNCHED("efx_copy_xor");
 	CU(cudaStreamSynchronize(c->stream));
 	return 0;
 }
@@ -153,8 +153,8 @@ static int one_copy(efx_cuda *c, uint4 *dst, const uint4 *src, const efx_cuda_co
 		CU(cudaMemcpyAsync(dst, src, s->size, cudaMemcpyDeviceToDevice, c->stream));
 		return 0;
 	}
-	copy_xor<<<s->grid, s->block, 0, c->stream>>>(dst, src, s->size / 16, efx_key_of(s->seed + i));
-	LAUNCHED("copy_xor");
+	efx_copy_xor<<<s->grid, s->block, 0, c->stream>>>(dst, src, s->size / 16, efx_key_of(s->seed + i));
+	LAUNCHED("efx_copy_xor");
 	return 0;
 }
 
@@ -214,7 +214,7 @@ extern "C" int efx_cuda_ipc_copy(efx_cuda *c, int slot, const efx_cuda_copy *spe
 	efx_cuda_copy s = *spec;
 	if (s.grid < 0) { /* sized from the device: every SM full */
 		int per_sm = 0;
-		CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_xor, s.block, 0));
+		CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, efx_copy_xor, s.block, 0));
 		s.grid = per_sm * c->sms;
 	}
 	t->grid = s.grid;
@@ -226,8 +226,8 @@ extern "C" int efx_cuda_ipc_copy(efx_cuda *c, int slot, const efx_cuda_copy *spe
 	if (timed(c, dst, src, &s, lat, t, err))
 		return -1;
 	if (s.corrupt >= 0) { /* test hook: plant one wrong byte in the target */
-		flip_byte<<<1, 1, 0, c->stream>>>((uint8_t *)dst + s.corrupt);
-		LAUNCHED("flip_byte");
+		efx_flip_byte<<<1, 1, 0, c->stream>>>((uint8_t *)dst + s.corrupt);
+		LAUNCHED("efx_flip_byte");
 	}
 	CU(cudaStreamSynchronize(c->stream));
 	return 0;
@@ -240,8 +240,8 @@ extern "C" int efx_cuda_ipc_check(efx_cuda *c, const efx_cuda_copy *s, char *err
 		return -1;
 	unsigned long long h[2] = {0, ~0ULL};
 	CU(cudaMemcpyAsync(c->bad, h, sizeof h, cudaMemcpyHostToDevice, c->stream));
-	check_xor<<<4 * c->sms, 256, 0, c->stream>>>(st->dst, s->size / 16, s->source, efx_key_of(last_key(s)), c->bad);
-	LAUNCHED("check_xor");
+	efx_check_xor<<<4 * c->sms, 256, 0, c->stream>>>(st->dst, s->size / 16, s->source, efx_key_of(last_key(s)), c->bad);
+	LAUNCHED("efx_check_xor");
 	CU(cudaMemcpyAsync(h, c->bad, sizeof h, cudaMemcpyDeviceToHost, c->stream));
 	CU(cudaStreamSynchronize(c->stream));
 	if (h[0] != 0) {

@@ -6,8 +6,8 @@
  * and proxy benchmarks both use.
  *
  * One unit per benchmark: device.cu (open, close, clock), ring.cu (ring
- * memory), ipc.cu, queue.cu, proxy.cu, and hmem.cu (network buffers in
- * GPU memory).
+ * memory), ipc.cu, ipc_all2all.cu, queue.cu, proxy.cu, and hmem.cu
+ * (network buffers in GPU memory).
  */
 #ifndef EFX_PLUGIN_CUH
 #define EFX_PLUGIN_CUH
@@ -51,6 +51,7 @@ struct efx_cuda {
 	double ns_per_cycle;     /* SM clock, measured once: per-command times are taken in cycles */
 	unsigned long long *bad; /* device scratch of the checks: [0] wrong words, [1] first wrong word */
 	struct ipc_state *ipc;
+	struct a2a_state *a2a;
 	struct proxy_state *proxy;
 	struct hmem_state *hmem;
 };
@@ -60,6 +61,7 @@ int efx_clock(efx_cuda *c, char *err); /* measures ns_per_cycle, once */
 
 /* the benchmarks' state, freed by efx_cuda_close */
 void efx_ipc_free(efx_cuda *c);
+void efx_a2a_free(efx_cuda *c);
 void efx_proxy_free(efx_cuda *c);
 void efx_hmem_free(efx_cuda *c);
 
@@ -99,5 +101,15 @@ static __device__ __forceinline__ uint4 efx_xor4(uint4 a, uint4 k)
 {
 	return make_uint4(a.x ^ k.x, a.y ^ k.y, a.z ^ k.z, a.w ^ k.w);
 }
+
+/* ipc.cu's kernels, which ipc_all2all.cu launches too: rank's base
+ * pattern into p; the measured copy (dst = src XOR key, 16-byte words,
+ * grid-stride); a check of p against rank's base XOR key, counting wrong
+ * words into bad[0] and the first into bad[1]; one byte flipped (the
+ * test hook). */
+__global__ void efx_fill_base(uint4 *p, uint64_t n, int rank);
+__global__ void efx_copy_xor(uint4 *__restrict__ dst, const uint4 *__restrict__ src, uint64_t n, uint4 key);
+__global__ void efx_check_xor(const uint4 *p, uint64_t n, int rank, uint4 key, unsigned long long *bad);
+__global__ void efx_flip_byte(uint8_t *p);
 
 #endif

@@ -11,7 +11,8 @@
 
 #include "efx.h"
 
-static const efx_bench *table[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_proxy, &efx_ipc, &efx_queue};
+static const efx_bench *table[] = {&efx_sendrecv, &efx_write, &efx_all2all, &efx_proxy, &efx_ipc, &efx_ipc_all2all,
+				    &efx_queue};
 
 #define NBENCH (int)(sizeof table / sizeof table[0])
 
@@ -89,8 +90,8 @@ int efx_run(efx_ctx *c, uint64_t size, efx_sample *out, int *n, char *err)
 	if (size == 0 || size > c->cfg.max_size)
 		return efx_fail(err, "size %llu outside 1..%llu", (unsigned long long)size,
 				(unsigned long long)c->cfg.max_size);
-	memset(out, 0, 2 * (size_t)c->info->world * sizeof *out);
-	for (int i = 0; i < 2 * c->info->world; i++)
+	memset(out, 0, (size_t)efx_samples(c->info->world) * sizeof *out);
+	for (int i = 0; i < efx_samples(c->info->world); i++)
 		out[i].size = size;
 	c->last_progress = efx_now();
 	if (c->bench->run(c, c->state, size, out, n)) {

@@ -59,6 +59,10 @@ int efx_cuda_load(efx_cuda_api *api, char *err)
 	SYM(ipc_prepare);
 	SYM(ipc_copy);
 	SYM(ipc_check);
+	SYM(a2a_alloc);
+	SYM(a2a_attach);
+	SYM(a2a_copy);
+	SYM(a2a_check);
 	SYM(queue);
 	SYM(host_register);
 	SYM(proxy_ring);

@@ -104,7 +104,11 @@ typedef struct efx_sample {
 /* efx_mpi_init learns this rank's place; on failure info->rank is -1 unless it was learnt. */
 int efx_mpi_init(efx_info *info, char *err);
 int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err);
-/* efx_run measures one size. out must hold 2*world samples; *n is set. */
+/* The most samples one rank takes at one size: ipc-all2all's 4 * world - 2
+ * (a network benchmark on GPU memory: 2 * world and its 2 references). */
+static inline int efx_samples(int world) { return 4 * world; }
+
+/* efx_run measures one size. out must hold efx_samples(world) samples; *n is set. */
 int efx_run(efx_ctx *ctx, uint64_t size, efx_sample *out, int *n, char *err);
 void efx_close(efx_ctx *ctx);
 /* efx_benchmark_name names benchmark i of the native table, from 0; NULL
@@ -118,5 +122,10 @@ int efx_mpi_abort(int code, char *err);
 /* efx_ipc_plan fills rounds (world * world entries) with the rounds of an
  * ipc step: each round's source and target; it returns how many. */
 int efx_ipc_plan(int world, int bidir, int32_t (*rounds)[2]);
+
+/* efx_a2a_plan fills copies (2 * world * world entries) with the copies of
+ * an ipc-all2all step as (step, source, target): every ordered pair alone,
+ * then all of them in one step; it returns how many. */
+int efx_a2a_plan(int world, int32_t (*copies)[3]);
 
 #endif

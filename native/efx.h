@@ -108,6 +108,10 @@ typedef struct efx_cuda_api {
 	int (*ipc_prepare)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
 	int (*ipc_copy)(efx_cuda *c, int slot, const efx_cuda_copy *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
 	int (*ipc_check)(efx_cuda *c, const efx_cuda_copy *spec, char *err);
+	int (*a2a_alloc)(efx_cuda *c, uint64_t bytes, int rank, int world, void *handle, char *err);
+	int (*a2a_attach)(efx_cuda *c, int peer, const void *handle, char *err);
+	int (*a2a_copy)(efx_cuda *c, const efx_cuda_a2a_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
+	int (*a2a_check)(efx_cuda *c, int sender, uint64_t size, uint64_t key, char *err);
 	int (*queue)(efx_cuda *c, const efx_cuda_queue_spec *spec, uint64_t *lat, efx_cuda_timing *t, char *err);
 	int (*host_register)(efx_cuda *c, void *ptr, uint64_t len, char *err);
 	int (*proxy_ring)(efx_cuda *c, int cells, efx_ring *host, char *err);
@@ -379,7 +383,7 @@ int efx_references(efx_ctx *c, uint64_t size, efx_sample *out);
 void efx_cuda_unload(efx_cuda_api *api);
 
 /* The benchmarks, one file each; bench.c's table lists them. */
-extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy, efx_ipc, efx_queue;
+extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy, efx_ipc, efx_ipc_all2all, efx_queue;
 
 /* memory.c: pattern.c on the buffers wherever the point put them */
 int efx_mem_fill(efx_ctx *c, uint8_t *buf, size_t len, int sender);

@@ -41,3 +41,30 @@ func TestIPCPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestA2APlan: an ipc-all2all step has every ordered pair copy alone, in
+// IPCPlan's order, one step each, then all of them at once in one step.
+func TestA2APlan(t *testing.T) {
+	if got, want := native.A2APlan(3), [][][2]int{{{0, 1}}, {{0, 2}}, {{1, 0}}, {{1, 2}}, {{2, 0}}, {{2, 1}},
+		{{0, 1}, {0, 2}, {1, 0}, {1, 2}, {2, 0}, {2, 1}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("A2APlan(3) = %v, want %v", got, want)
+	}
+	for _, world := range []int{2, 4, 8} {
+		steps := native.A2APlan(world)
+		pairs := native.IPCPlan(world, false)
+		if len(steps) != len(pairs)+1 {
+			t.Fatalf("A2APlan(%d): %d steps, want %d pairs alone and one step of all", world, len(steps), len(pairs)+1)
+		}
+		for i, p := range pairs {
+			if !reflect.DeepEqual(steps[i], [][2]int{p}) {
+				t.Errorf("A2APlan(%d) step %d = %v, want %v alone", world, i, steps[i], p)
+			}
+		}
+		if all := steps[len(pairs)]; !reflect.DeepEqual(all, pairs) {
+			t.Errorf("A2APlan(%d) last step = %v, want every ordered pair at once", world, all)
+		}
+	}
+	if got := native.A2APlan(1); len(got) != 0 {
+		t.Errorf("A2APlan(1) = %v, want no step", got)
+	}
+}

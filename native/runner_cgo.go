@@ -128,7 +128,7 @@ func (p *Process) Open(cfg Config) (*Step, error) {
 	if C.efx_open(&c, p.info, &r.ctx, p.err) != 0 {
 		return nil, p.lastError()
 	}
-	r.out = (*C.efx_sample)(C.calloc(C.size_t(2*p.info.world), C.sizeof_efx_sample))
+	r.out = (*C.efx_sample)(C.calloc(C.size_t(C.efx_samples(p.info.world)), C.sizeof_efx_sample))
 	if r.out == nil {
 		C.efx_close(r.ctx)
 		return nil, errors.New("native: allocate the samples: out of memory")
@@ -142,7 +142,7 @@ var roles = map[C.int32_t]string{C.EFX_ROLE_INITIATOR: "initiator", C.EFX_ROLE_T
 func (r *Step) Run(size uint64) ([]Sample, error) {
 	var n C.int
 	rc := C.efx_run(r.ctx, C.uint64_t(size), r.out, &n, r.p.err)
-	out := unsafe.Slice(r.out, 2*int(r.p.info.world))
+	out := unsafe.Slice(r.out, int(C.efx_samples(r.p.info.world)))
 	samples := make([]Sample, 0, int(n))
 	for _, s := range out[:int(n)] {
 		rb := make([]uint64, r.rails)
@@ -178,6 +178,27 @@ func IPCPlan(world int, bidir bool) [][2]int {
 		out[i] = [2]int{int(rounds[i][0]), int(rounds[i][1])}
 	}
 	return out
+}
+
+// A2APlan is the order in which an ipc-all2all step on world ranks runs
+// its copies, as native/ipc_all2all.c runs them: each step's copies
+// (source, target) at once, every ordered pair alone and then all of them.
+func A2APlan(world int) [][][2]int {
+	if world < 1 {
+		return nil
+	}
+	copies := (*[1 << 20][3]C.int32_t)(C.calloc(C.size_t(2*world*world), C.size_t(unsafe.Sizeof([3]C.int32_t{}))))
+	defer C.free(unsafe.Pointer(copies))
+	n := int(C.efx_a2a_plan(C.int(world), &copies[0]))
+	var steps [][][2]int
+	for _, cp := range copies[:n] {
+		k := int(cp[0])
+		for len(steps) <= k {
+			steps = append(steps, nil)
+		}
+		steps[k] = append(steps[k], [2]int{int(cp[1]), int(cp[2])})
+	}
+	return steps
 }
 
 // Benchmarks names the benchmarks of the native core's table, in its order.

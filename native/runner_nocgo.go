@@ -32,5 +32,8 @@ func (*Step) Close() {}
 // IPCPlan plans nothing: the native core needs cgo.
 func IPCPlan(int, bool) [][2]int { return nil }
 
+// A2APlan plans nothing: the native core needs cgo.
+func A2APlan(int) [][][2]int { return nil }
+
 // Benchmarks names nothing: the native core needs cgo.
 func Benchmarks() []string { return nil }

@@ -172,7 +172,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.cfg.Slots, "slots", 64, "iterations a writer may run ahead of the target's verification: a power of two, 1..64 (1: one buffer, reused)")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
 	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
-	launch := fs.String("launch", "auto", "ipc: copy kernel GRIDxBLOCK, or auto (every SM full)")
+	launch := fs.String("launch", "auto", "ipc, ipc-all2all: copy kernel GRIDxBLOCK, or auto (every SM full; all2all shares it among the copies at once)")
 	direction := fs.String("direction", "push", "ipc: push (the source's GPU writes), pull (the target's GPU reads) or bidir (both GPUs of a pair write at once)")
 	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
 	mode := fs.String("mode", "nbi", "queue, proxy: nbi (one wait at the end) or blocking (a wait per command)")

@@ -79,6 +79,14 @@ type showRecord struct {
 	Run         *results.Run         `json:"run"`
 	Fingerprint *results.Fingerprint `json:"fingerprint"`
 	Sizes       []results.SizeStat   `json:"sizes"`
+	AllToAll    []allToAllRecord     `json:"all2all,omitempty"`
+}
+
+// allToAllRecord is an ipc-all2all run's aggregate against the sum of its
+// pairs alone, at one size and method, with their ratio.
+type allToAllRecord struct {
+	results.AllToAllStat
+	Ratio float64 `json:"ratio"`
 }
 
 func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) error {
@@ -109,7 +117,15 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if err != nil {
 		return err
 	}
-	t := &table{header: st.header(), records: showRecord{Run: r, Fingerprint: fp, Sizes: stats}}
+	a2a, err := db.AllToAllStats(ctx, id)
+	if err != nil {
+		return err
+	}
+	rec := showRecord{Run: r, Fingerprint: fp, Sizes: stats}
+	for _, s := range a2a {
+		rec.AllToAll = append(rec.AllToAll, allToAllRecord{s, s.Ratio()})
+	}
+	t := &table{header: st.header(), records: rec}
 	for _, row := range st.rows(stats) {
 		t.add(row...)
 	}
@@ -125,6 +141,7 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 		return err
 	}
 	printPairs(w, st.metric.Unit, size, pairs)
+	printAllToAll(w, a2a)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -46,25 +47,29 @@ timeout = "3s"
 // fails with a message that says what is missing and how to get it, and CPU
 // benchmarks are unaffected (the rest of the suite runs them).
 func TestIPCWithoutPlugin(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "ipc.db")
-	sweep := writeFile(t, filepath.Join(dir, "ipc.toml"), `name = "ipc"
-benchmark = "ipc"
+	for _, bench := range []string{"ipc", "ipc-all2all"} {
+		t.Run(bench, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "ipc.db")
+			sweep := writeFile(t, filepath.Join(dir, "ipc.toml"), `name = "ipc"
+benchmark = "`+bench+`"
 [params]
 sizes = ["1MiB"]
 iterations = 2
 `)
-	t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so"))
-	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
-	if code != 3 {
-		t.Fatalf("efaxx run = %d, want 3\n%s", code, stderr)
-	}
-	var reason string
-	sqlRow(t, db, `SELECT reason FROM runs`, &reason)
-	for _, want := range []string{"needs the CUDA plugin", "libefaxx_cuda.so", "make kernels"} {
-		if !strings.Contains(reason, want) {
-			t.Errorf("reason %q lacks %q", reason, want)
-		}
+			t.Setenv("EFAXX_CUDA_PLUGIN", filepath.Join(dir, "libefaxx_cuda.so"))
+			code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
+			if code != 3 {
+				t.Fatalf("efaxx run = %d, want 3\n%s", code, stderr)
+			}
+			var reason string
+			sqlRow(t, db, `SELECT reason FROM runs`, &reason)
+			for _, want := range []string{"needs the CUDA plugin", "libefaxx_cuda.so", "make kernels"} {
+				if !strings.Contains(reason, want) {
+					t.Errorf("reason %q lacks %q", reason, want)
+				}
+			}
+		})
 	}
 }
 
@@ -132,5 +137,47 @@ func TestShowPairs(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestShowAllToAll: show of an ipc-all2all run of three ranks prints, per
+// method, the node's aggregate against the sum of its pairs alone, and the
+// matrices of the pairs alone and during the all-to-all; --format json
+// carries the ratio.
+func TestShowAllToAll(t *testing.T) {
+	const iters = 10
+	db := writeSynth(t, &synth.Run{UID: "a2a", Benchmark: "ipc-all2all", Ranks: 3, Sizes: []uint64{1 << 20},
+		Params: map[string]any{"launch": "auto"},
+		Samples: func(rank int, size uint64) []record.Sample {
+			at := func(peer int, variant string, bytes uint64, gbs float64) record.Sample {
+				return record.Sample{Peer: peer, Role: "initiator", Variant: variant, BytesSent: bytes, Iterations: iters,
+					ElapsedNs: uint64(float64(bytes*iters) / gbs), Lat: record.Lat{Min: 1, P50: 1, P99: 1, Max: 1}}
+			}
+			var out []record.Sample
+			for _, m := range []string{"528x512", "memcpy"} {
+				for p := range 3 {
+					if p != rank {
+						out = append(out, at(p, m, size, 100), at(p, m+" all2all", size, 40))
+					}
+				}
+				out = append(out, at(-1, m+" all2all total", 2*size, 80))
+			}
+			return out
+		}})
+	code, stdout, stderr := efaxx(t, "--db", db, "show", "1")
+	if code != 0 {
+		t.Fatalf("show = %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"pairs at 1MiB, 528x512 all2all, GB/s", "pairs at 1MiB, memcpy, GB/s",
+		"all-to-all: every GPU writing into every other at once",
+		"    1MiB  528x512        3     6      240.00        600.00  0.400",
+		"    1MiB  memcpy         3     6      240.00        600.00  0.400"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("show lacks %q:\n%s", want, stdout)
+		}
+	}
+	_, stdout, _ = efaxx(t, "--db", db, "show", "--format", "json", "1")
+	if !strings.Contains(stdout, `"ratio": 0.399997`) {
+		t.Errorf("show --format json lacks the ratio:\n%s", stdout)
 	}
 }

@@ -73,3 +73,19 @@ func printPairs(w io.Writer, unit string, size uint64, pairs []results.PairStat)
 			weak.Value, unit, weak.Value/median, median)
 	}
 }
+
+// printAllToAll prints an ipc-all2all run's aggregate per size and method
+// against the sum of its ordered pairs' rates alone, measured in the same
+// run: the ratio says what sharing costs when every GPU writes at once.
+func printAllToAll(w io.Writer, stats []results.AllToAllStat) {
+	if len(stats) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nall-to-all: every GPU writing into every other at once, against the sum of the ordered pairs each alone (GB/s)\n")
+	fmt.Fprintf(w, "%8s  %-10s %5s %5s  %10s  %12s  %5s\n", "size", "method", "ranks", "pairs", "aggregate", "sum of pairs", "ratio")
+	for _, s := range stats {
+		fmt.Fprintf(w, "%8s  %-10s %5d %5d  %10.2f  %12.2f  %5.3f\n", bytesize.Format(s.Size), s.Method, s.Ranks, s.Pairs,
+			s.Aggregate, s.SumPairs, s.Ratio())
+	}
+	fmt.Fprintln(w, "aggregate: every rank's bytes over the slowest rank's time (the ranks start together after a barrier)")
+}

@@ -59,6 +59,11 @@ type Run struct {
 
 	// Fingerprint, when set, changes each rank's fingerprint record.
 	Fingerprint func(rank int, fp *record.Rank)
+
+	// Samples, when set, gives rank's samples at size in place of the
+	// link model's one: a run whose samples a test states itself (every
+	// pair of a node's GPUs, an all-to-all). Type, Rank and Size are set.
+	Samples func(rank int, size uint64) []record.Sample
 }
 
 // Write writes the run into dir, creating it, and returns the directory.
@@ -151,8 +156,15 @@ func (r *Run) writeRank(path string, rank int, rng *rand.Rand) error {
 	enc := json.NewEncoder(w)
 	err = enc.Encode(r.fingerprint(rank))
 	for _, size := range r.Sizes {
-		if err == nil {
-			err = enc.Encode(r.sample(rank, size, rng))
+		samples := []record.Sample{r.sample(rank, size, rng)}
+		if r.Samples != nil {
+			samples = r.Samples(rank, size)
+		}
+		for _, s := range samples {
+			s.Type, s.Rank, s.Size = record.TypeSample, rank, size
+			if err == nil {
+				err = enc.Encode(s)
+			}
 		}
 	}
 	if err == nil {

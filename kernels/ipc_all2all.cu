@@ -1,0 +1,233 @@
+/*
+ * ipc_all2all.cu: one rank's part of an all-to-all through CUDA IPC. The
+ * rank writes into each target's region for it at once, each copy on a
+ * stream of its own: the copy kernel of ipc.cu (the point's grid shared
+ * among the copies) or cudaMemcpyAsync (the copy engines, from a buffer per
+ * target holding the last iteration's data, since they cannot XOR a key
+ * in). Each iteration starts every copy together (the streams wait on an
+ * event of the main stream) and ends when all are done (the main stream
+ * waits on each), as one all-to-all operation does; events time the
+ * iteration and each copy in it.
+ */
+#include "plugin.cuh"
+
+#define A2A_MAX 64 /* ranks: the benchmark's MaxRanks */
+
+struct a2a_state {
+	uint64_t bytes; /* a region: the largest size */
+	int rank, world;
+	uint4 *src, *dst;       /* dst: world regions of bytes, region s written by rank s */
+	uint4 *ref[A2A_MAX];    /* per target: the engines' source, allocated on first use */
+	uint4 *peer[A2A_MAX];   /* each target's dst, mapped */
+	cudaStream_t s[A2A_MAX]; /* a stream per target */
+};
+
+void efx_a2a_free(efx_cuda *c)
+{
+	a2a_state *st = c->a2a;
+	if (!st)
+		return;
+	for (int i = 0; i < A2A_MAX; i++) {
+		if (st->peer[i])
+			cudaIpcCloseMemHandle(st->peer[i]);
+		if (st->s[i])
+			cudaStreamDestroy(st->s[i]);
+		cudaFree(st->ref[i]);
+	}
+	cudaFree(st->src);
+	cudaFree(st->dst);
+	free(st);
+	c->a2a = NULL;
+}
+
+extern "C" int efx_cuda_a2a_alloc(efx_cuda *c, uint64_t bytes, int rank, int world, void *handle, char *err)
+{
+	if (c->a2a) {
+		snprintf(err, EFX_CUDA_ERRLEN, "ipc-all2all: buffers already allocated");
+		return -1;
+	}
+	if (world < 1 || world > A2A_MAX || rank < 0 || rank >= world) {
+		snprintf(err, EFX_CUDA_ERRLEN, "ipc-all2all: rank %d of %d: at most %d ranks", rank, world, A2A_MAX);
+		return -1;
+	}
+	a2a_state *st = (a2a_state *)calloc(1, sizeof *st);
+	if (!st)
+		return efx_nomem(err, "ipc-all2all");
+	c->a2a = st;
+	st->bytes = bytes;
+	st->rank = rank;
+	st->world = world;
+	CU(cudaMalloc(&st->src, bytes));
+	CU(cudaMalloc(&st->dst, bytes * (uint64_t)world));
+	CU(cudaMemsetAsync(st->dst, 0, bytes * (uint64_t)world, c->stream));
+	efx_fill_base<<<4 * c->sms, 256, 0, c->stream>>>(st->src, bytes / 16, rank);
+	LAUNCHED("efx_fill_base");
+	CU(cudaStreamSynchronize(c->stream));
+	CU(cudaIpcGetMemHandle((cudaIpcMemHandle_t *)handle, st->dst));
+	return 0;
+}
+
+/* state returns the all-to-all state, or fails when there is none yet. */
+static a2a_state *state(efx_cuda *c, char *err)
+{
+	if (!c->a2a)
+		snprintf(err, EFX_CUDA_ERRLEN, "ipc-all2all: no buffers: call efx_cuda_a2a_alloc first");
+	return c->a2a;
+}
+
+extern "C" int efx_cuda_a2a_attach(efx_cuda *c, int peer, const void *handle, char *err)
+{
+	a2a_state *st = state(c, err);
+	if (!st)
+		return -1;
+	if (peer < 0 || peer >= st->world || peer == st->rank || st->peer[peer]) {
+		snprintf(err, EFX_CUDA_ERRLEN, "ipc-all2all: peer %d of %d: not another rank, or mapped already", peer,
+			 st->world);
+		return -1;
+	}
+	cudaIpcMemHandle_t h;
+	memcpy(&h, handle, sizeof h);
+	CU(cudaIpcOpenMemHandle((void **)&st->peer[peer], h, cudaIpcMemLazyEnablePeerAccess));
+	CU(cudaStreamCreateWithFlags(&st->s[peer], cudaStreamNonBlocking));
+	return 0;
+}
+
+/* region is where rank from's data lands in a dst buffer. */
+static uint4 *region(uint4 *dst, const a2a_state *st, int from) { return dst + (uint64_t)from * (st->bytes / 16); }
+
+/* prepare fills each target's engine source with the last iteration's data. */
+static int prepare(efx_cuda *c, a2a_state *st, const efx_cuda_a2a_spec *s, char *err)
+{
+	for (int p = 0; p < s->npeers; p++) {
+		int t = s->peers[p];
+		if (!st->ref[t])
+			CU(cudaMalloc(&st->ref[t], st->bytes));
+		efx_copy_xor<<<4 * c->sms, 256, 0, c->stream>>>(st->ref[t], st->src, s->size / 16,
+								 efx_key_of(s->seeds[p] + s->warmup + s->iterations - 1));
+		LAUNCHED("efx_copy_xor");
+	}
+	CU(cudaStreamSynchronize(c->stream));
+	return 0;
+}
+
+/* events owns the events of one measurement: go[i] starts iteration i on
+ * the main stream (go[total] ends the last), done[p][i] ends target p's
+ * copy of it. */
+struct events {
+	cudaEvent_t *ev = NULL;
+	uint64_t n = 0;
+	~events()
+	{
+		for (uint64_t i = 0; i < n; i++)
+			cudaEventDestroy(ev[i]);
+		free(ev);
+	}
+};
+
+/* one_copy launches iteration i's copy to target p. */
+static int one_copy(efx_cuda *c, a2a_state *st, const efx_cuda_a2a_spec *s, int p, int grid, uint64_t i, char *err)
+{
+	int t = s->peers[p];
+	uint4 *dst = region(st->peer[t], st, st->rank);
+	if (s->grid == 0) {
+		CU(cudaMemcpyAsync(dst, st->ref[t], s->size, cudaMemcpyDeviceToDevice, st->s[t]));
+		return 0;
+	}
+	efx_copy_xor<<<grid, s->block, 0, st->s[t]>>>(dst, st->src, s->size / 16, efx_key_of(s->seeds[p] + i));
+	LAUNCHED("efx_copy_xor");
+	return 0;
+}
+
+/* check_spec fails a spec that does not fit the buffers or names a rank not mapped. */
+static int check_spec(const a2a_state *st, const efx_cuda_a2a_spec *s, char *err)
+{
+	bool ok = s->size <= st->bytes && s->size % 16 == 0 && s->npeers > 0 && s->npeers < st->world &&
+		  s->iterations > 0;
+	for (int p = 0; ok && p < s->npeers; p++)
+		ok = s->peers[p] >= 0 && s->peers[p] < st->world && st->peer[s->peers[p]];
+	if (!ok)
+		snprintf(err, EFX_CUDA_ERRLEN,
+			 "ipc-all2all: bad copy of %llu bytes to %d peers (regions of %llu, 16-byte multiples, mapped peers)",
+			 (unsigned long long)s->size, s->npeers, (unsigned long long)st->bytes);
+	return ok ? 0 : -1;
+}
+
+extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64_t *lat, efx_cuda_timing *t, char *err)
+{
+	a2a_state *st = state(c, err);
+	if (!st || check_spec(st, s, err))
+		return -1;
+	int grid = s->grid;
+	if (grid < 0) { /* sized from the device: every SM full */
+		int per_sm = 0;
+		CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, efx_copy_xor, s->block, 0));
+		grid = per_sm * c->sms;
+	}
+	int each = grid > 0 ? (grid / s->npeers > 0 ? grid / s->npeers : 1) : 0; /* the grid shared by the copies at once */
+	if (grid == 0 && prepare(c, st, s, err))
+		return -1;
+	uint64_t total = s->warmup + s->iterations, np = (uint64_t)s->npeers;
+	events e;
+	e.ev = (cudaEvent_t *)calloc((total + 1) * (1 + np), sizeof *e.ev);
+	if (!e.ev)
+		return efx_nomem(err, "ipc-all2all: timing events");
+	for (; e.n < (total + 1) * (1 + np); e.n++)
+		CU(cudaEventCreate(&e.ev[e.n]));
+	cudaEvent_t *go = e.ev, *done = e.ev + total + 1; /* done[p * total + i] */
+	for (uint64_t i = 0; i < total; i++) {
+		CU(cudaEventRecord(go[i], c->stream));
+		for (int p = 0; p < s->npeers; p++) {
+			cudaStream_t sp = st->s[s->peers[p]];
+			CU(cudaStreamWaitEvent(sp, go[i], 0));
+			if (one_copy(c, st, s, p, each, i, err))
+				return -1;
+			CU(cudaEventRecord(done[p * total + i], sp));
+			CU(cudaStreamWaitEvent(c->stream, done[p * total + i], 0));
+		}
+	}
+	CU(cudaEventRecord(go[total], c->stream));
+	if (s->corrupt >= 0) { /* test hook: plant one wrong byte in the first target's region */
+		efx_flip_byte<<<1, 1, 0, c->stream>>>((uint8_t *)region(st->peer[s->peers[0]], st, st->rank) + s->corrupt);
+		LAUNCHED("efx_flip_byte");
+	}
+	CU(cudaStreamSynchronize(c->stream));
+	float ms = 0;
+	for (uint64_t k = 0; k <= np; k++) { /* k 0: every iteration; 1 + p: target p's copy in it */
+		uint64_t sum = 0, *out = lat + k * s->iterations;
+		for (uint64_t i = s->warmup; i < total; i++) {
+			CU(cudaEventElapsedTime(&ms, go[i], k == 0 ? go[i + 1] : done[(k - 1) * total + i]));
+			out[i - s->warmup] = (uint64_t)(ms * 1e6);
+			sum += out[i - s->warmup];
+		}
+		t[k] = efx_cuda_timing{sum, s->iterations, grid, grid ? s->block : 0};
+	}
+	CU(cudaEventElapsedTime(&ms, go[s->warmup], go[total]));
+	t[0].elapsed_ns = (uint64_t)(ms * 1e6); /* the whole, not the sum of its rounded parts */
+	return 0;
+}
+
+extern "C" int efx_cuda_a2a_check(efx_cuda *c, int sender, uint64_t size, uint64_t key, char *err)
+{
+	a2a_state *st = state(c, err);
+	if (!st)
+		return -1;
+	if (sender < 0 || sender >= st->world || sender == st->rank || size > st->bytes || size % 16) {
+		snprintf(err, EFX_CUDA_ERRLEN, "ipc-all2all: bad check of %llu bytes from rank %d", (unsigned long long)size,
+			 sender);
+		return -1;
+	}
+	unsigned long long h[2] = {0, ~0ULL};
+	CU(cudaMemcpyAsync(c->bad, h, sizeof h, cudaMemcpyHostToDevice, c->stream));
+	efx_check_xor<<<4 * c->sms, 256, 0, c->stream>>>(region(st->dst, st, sender), size / 16, sender, efx_key_of(key),
+							  c->bad);
+	LAUNCHED("efx_check_xor");
+	CU(cudaMemcpyAsync(h, c->bad, sizeof h, cudaMemcpyDeviceToHost, c->stream));
+	CU(cudaStreamSynchronize(c->stream));
+	if (h[0] != 0) {
+		snprintf(err, EFX_CUDA_ERRLEN,
+			 "ipc-all2all: %llu of %llu 16-byte words from rank %d wrong after the last iteration; first at byte %llu",
+			 h[0], (unsigned long long)(size / 16), sender, h[1] * 16);
+		return -1;
+	}
+	return 0;
+}
