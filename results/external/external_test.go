@@ -254,8 +254,8 @@ func TestParseRecorded(t *testing.T) {
 		{"nvbandwidth, one H200, recorded", "nvbandwidth", 1, []string{"nvbandwidth/h200-1gpu.txt"},
 			3, 0, func(t *testing.T, res *external.Result) {
 				s := sample(t, res, 512<<20, "device_local_copy")
-				if s.Rank != 0 || s.Peer != 0 || s.Iterations != 1 || s.BytesSent != 512<<20 {
-					t.Errorf("sample = %+v: want one 512 MiB copy of GPU 0", s)
+				if s.Rank != -1 || s.Peer != 0 || s.Iterations != 1 || s.BytesSent != 512<<20 {
+					t.Errorf("sample = %+v: want one 512 MiB copy of GPU 0, in no row of a GPU", s)
 				}
 				if got := float64(s.BytesSent) / float64(s.ElapsedNs); math.Abs(got-2081.40) > 0.01 {
 					t.Errorf("bytes per ns = %v, want the printed 2081.40 GB/s", got)

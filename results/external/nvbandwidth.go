@@ -30,8 +30,9 @@ import (
 // device on one GPU) prints "Waived: " instead, without its name; one
 // that failed prints "ERROR: ..." or "Error: ...", which fails the run.
 //
-// Each cell with a number becomes a sample: rank is its row, peer its
-// column, variant the matrix's SUM key; size is the buffer nvbandwidth
+// Each cell with a number becomes a sample: rank is its row (-1 where the
+// row is not a GPU: the host's, or the one row of a device-local copy or
+// an all-to-one testcase), peer its column, variant the matrix's SUM key; size is the buffer nvbandwidth
 // copies (the sweep's one size, its -b in MiB; 512 MiB by default), one
 // iteration, and the time that moves size bytes at the printed rate, so
 // that the store's GB/s is nvbandwidth's; the printed number itself is
@@ -215,11 +216,20 @@ func nvbwReadMatrix(s *sink, res *Result, f File, ls []string, at int, testcase 
 		return 0, false
 	}
 	seen[variant] = true
+	// A row is a GPU only in a square matrix of GPU rows; the host's row,
+	// a device-local copy's and an all-to-one's single row are none.
+	pairs := strings.Contains(ls[at], "GPU(row)") && row == len(cols)
 	for k := first; k < len(res.Samples); k++ {
 		res.Samples[k].Variant = variant
+		if !pairs {
+			res.Samples[k].Rank = -1
+		}
 	}
 	for k := firstValue; k < len(res.Values); k++ {
 		res.Values[k].Variant = variant
+		if !pairs {
+			res.Values[k].Rank = -1
+		}
 	}
 	printed, ok := number(m[2])
 	if !ok || math.Abs(printed-sum) > 0.01*float64(cells)+1e-6*printed {
