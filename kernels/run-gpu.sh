@@ -18,7 +18,8 @@
 # them); checks.txt, the planted errors and the messages they failed with;
 # topo.txt; log.txt, everything printed.
 #
-#   OUT=/tmp/out kernels/run-gpu.sh [SWEEP.toml ...]   (default: sweeps/gpu/*.toml)
+#   OUT=/tmp/out kernels/run-gpu.sh [SWEEP.toml ...]   (default: sweeps/gpu/*.toml
+#   but node-*.toml, which kernels/run-node.sh runs on a node of several GPUs)
 #
 # Exit status: 0 when every check failed as planted and every sweep ran; 1
 # otherwise.
@@ -116,7 +117,9 @@ TOML
 fi
 
 sweeps=("$@")
-[ ${#sweeps[@]} -gt 0 ] || sweeps=(sweeps/gpu/*.toml)
+if [ ${#sweeps[@]} -eq 0 ]; then
+	for s in sweeps/gpu/*.toml; do [[ $s == */node-* ]] || sweeps+=("$s"); done
+fi
 if [ -z "${EFAXX_LIBFABRIC:-}" ]; then # GPU memory needs a libfabric built with CUDA
 	for i in "${!sweeps[@]}"; do [[ ${sweeps[$i]} == */device.toml ]] && unset 'sweeps[i]'; done
 fi
