@@ -167,6 +167,34 @@ ratios() {
 	done
 }
 
+# planted NAME SIZE MESSAGE SWEEP: runs SWEEP with byte SIZE/3 of a target
+# damaged and passes only when the run fails with MESSAGE.
+planted() {
+	local out rc
+	out=$(EFAXX_TEST_CORRUPT_SIZE=$2 bin/efaxx --db "$work/check.db" --workdir "$work/check" run "$4" 2>&1)
+	rc=$?
+	if [ $rc -eq 3 ] && grep -qF -- "$3" <<<"$out"; then # 3: a run that did not end ok
+		echo "ok: $1 failed as planted: $(grep -F -- "$3" <<<"$out" | head -1 | sed 's/^ *//')"
+	else
+		fail "$1: exit $rc, no \"$3\" in: $(tail -3 <<<"$out")"
+	fi
+}
+
+log "checks: a byte flipped in a target fails the point"
+for b in ipc ipc-all2all; do
+	cat >"$work/check-$b.toml" <<TOML
+name = "check-$b"
+benchmark = "$b"
+[params]
+ranks = $(set -- $ranks_list; echo "$1")
+sizes = ["1MiB", "4MiB"]
+iterations = 5
+warmup = 1
+TOML
+done
+planted "a byte flipped in an ipc target" 4194304 "16-byte words wrong after the last iteration" "$work/check-ipc.toml"
+planted "a byte flipped in an all-to-all region" 4194304 "16-byte words from rank" "$work/check-ipc-all2all.toml"
+
 for r in $ranks_list; do
 	copies=peer
 	if [ "$r" -gt "$gpus" ]; then
