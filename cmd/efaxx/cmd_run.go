@@ -111,10 +111,15 @@ func printSummary(ctx context.Context, w io.Writer, db *results.DB, runs []harne
 		if err != nil {
 			return err
 		}
-		u := results.UnitOf(r.Point.Benchmark)
+		// the stored benchmark: an external point's is its tool's ("nvbandwidth:nvbandwidth"), in its unit
+		stored, err := db.Run(ctx, r.Stored.ID)
+		if err != nil {
+			return err
+		}
+		u := results.UnitOf(stored.Benchmark)
 		g := byUnit[u]
 		if g == nil {
-			g = &group{bench: r.Point.Benchmark}
+			g = &group{bench: stored.Benchmark}
 			byUnit[u] = g
 			groups = append(groups, g)
 		}

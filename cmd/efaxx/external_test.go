@@ -249,3 +249,44 @@ func TestCompareStudyBaseline(t *testing.T) {
 		t.Errorf("compare rows = %d, want 28:\n%s", rows, out)
 	}
 }
+
+// TestRunNVBandwidth: nvbandwidth's output (here its 4-GPU layout, printed
+// by a stand-in program of that name) is stored as an external benchmark,
+// nvbandwidth:nvbandwidth, in GB/s: the run's summary says GB/s, and show
+// prints each pair matrix with its weakest pair.
+func TestRunNVBandwidth(t *testing.T) {
+	dir := t.TempDir()
+	layout, err := filepath.Abs("../../results/external/testdata/nvbandwidth/h200x4-layout.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prog := writeFile(t, filepath.Join(dir, "bin", "nvbandwidth"), "#!/bin/sh\nexec cat "+layout+"\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sweep := writeFile(t, filepath.Join(dir, "nvb.toml"), `name = "nvb"
+benchmark = "external"
+[params]
+ranks = 1
+sizes = ["512MiB"]
+[external]
+program = "`+prog+`"
+args = ["-b", "512"]
+parser = "nvbandwidth"
+`)
+	db := filepath.Join(dir, "efaxx.db")
+	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
+	if code != 0 || !strings.Contains(stdout, "GB/s MEDIAN") || !strings.Contains(stdout, "nvbandwidth:nvbandwidth") {
+		t.Fatalf("efaxx run = %d, want a summary in GB/s\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	_, stdout, _ = efaxx(t, "--db", db, "show", "1")
+	for _, want := range []string{"pairs at 512MiB, device_to_device_memcpy_write_ce, GB/s",
+		"weakest pair: 0 -> 1 at 389.11 GB/s", "pairs at 512MiB, device_to_device_bidirectional_memcpy_write_ce_write2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("show lacks %q:\n%s", want, stdout)
+		}
+	}
+}

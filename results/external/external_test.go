@@ -267,6 +267,15 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("fingerprint = %v", res.Fingerprint)
 				}
 			}},
+		// Recorded: kernels/run-node.sh's testcases on one H200, built from
+		// a clone of its own (testdata/README.md): eight waived, one run.
+		{"nvbandwidth, run-node.sh's testcases on one H200, recorded", "nvbandwidth", 1, []string{"nvbandwidth/h200-1gpu-node.txt"},
+			1, 0, func(t *testing.T, res *external.Result) {
+				fp := res.Fingerprint
+				if fp["waived"] != 8 || fmt.Sprint(fp["testcases"]) != "[device_local_copy]" || fp["git_version"] != "v0.8" {
+					t.Errorf("fingerprint = %v: want 8 waived, device_local_copy run, built from v0.8", fp)
+				}
+			}},
 		// Written by hand in nvbandwidth v0.8's layout for 4 GPUs
 		// (testdata/README.md): a bidirectional testcase's three matrices
 		// under one Running line, N/A on the diagonal, a waived testcase.
