@@ -197,6 +197,7 @@ typedef struct efx_xfer {
 	uint64_t data;         /* write: remote CQ data */
 	uint32_t nstreams;
 	efx_stream *streams;
+	uint64_t posted; /* ops posted (or queued behind refused ones) */
 	uint64_t done;   /* completed ops */
 	uint32_t window; /* ops in flight per rail (set when it starts) */
 } efx_xfer;

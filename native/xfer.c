@@ -141,6 +141,7 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 	op->buf = x->buf + off;
 	op->len = len;
 	op->done = &x->done;
+	x->posted++;
 	op->inject = false;
 	if (x->kind == OP_RECV) {
 		op->desc = r->desc[BUF_DST];
@@ -194,6 +195,8 @@ static int fill_stream(efx_ctx *c, efx_xfer *x, efx_stream *s)
  * filled oldest first, the oldest finishes first. */
 int efx_xfer_fill(efx_ctx *c, efx_xfer *x)
 {
+	if (x->posted == (uint64_t)x->nstreams * x->plan->n)
+		return 0; /* the hot wait for the last completions does no more */
 	for (;;) {
 		int round = 0;
 		for (uint32_t i = 0; i < x->nstreams; i++) {
@@ -210,7 +213,7 @@ int efx_xfer_fill(efx_ctx *c, efx_xfer *x)
 /* efx_xfer_start readies x to post from its first op. */
 void efx_xfer_start(efx_ctx *c, efx_xfer *x)
 {
-	x->done = 0;
+	x->done = x->posted = 0;
 	x->window = window(c, x);
 	for (uint32_t i = 0; i < x->nstreams; i++) {
 		efx_stream *s = &x->streams[i];
