@@ -26,9 +26,11 @@
 /* Bytes of target slots (and of a writer's source slots) a size may use:
  * as many slots as fit, at least 2 (each buffer is at least this big, and
  * holds 2 of the largest size). The number depends on the size alone, so a
- * size measures the same in a sweep as alone; 8 MiB streams 64 KiB writes
- * 64 deep and keeps large ones in a cache's reach. */
-#define EFX_SLOT_BYTES (8u << 20)
+ * size measures the same in a sweep as alone. 2 MiB streams 64 KiB writes
+ * 32 deep and keeps both working sets in a core's cache: with 8 MiB, shm's
+ * copies of 64 KiB to 1 MiB fell to half of fi_rma_bw's, which writes into
+ * one buffer; tcp was the same with either. */
+#define EFX_SLOT_BYTES (2u << 20)
 /* Timed iterations of a size under a duration at most (the latencies of
  * one loop take 8 bytes each). */
 #define EFX_MAX_ITERATIONS (1u << 20)
