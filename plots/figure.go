@@ -65,6 +65,7 @@ type PanelData struct {
 	Notes    []Note       `json:"notes,omitempty"`
 	Rules    []Rule       `json:"rules,omitempty"`
 	Footnote string       `json:"footnote,omitempty"` // a line under the x label
+	Heat     *HeatMap     `json:"heat,omitempty"`     // a matrix panel's cells, drawn instead of lines
 
 	runs   []results.Run // the runs drawn, for the caption
 	source []string      // a published panel's caption: where its numbers come from
@@ -120,6 +121,7 @@ var kinds = map[string]kind{
 	KindSpread:    spread,
 	KindCompare:   compare,
 	KindPublished: published,
+	KindMatrix:    matrix,
 }
 
 // Build reads what spec draws from db. A panel without data fails the
@@ -142,6 +144,9 @@ func Build(ctx context.Context, db *results.DB, spec *Spec) (*Figure, error) {
 		}
 	}
 	assignStyles(f)
+	if spec.ShareY {
+		shareHeat(f)
+	}
 	if len(runs) == 0 {
 		f.Caption = sources // a published figure draws no runs
 		return f, nil

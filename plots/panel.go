@@ -14,6 +14,9 @@ import (
 // plot makes the gonum plot of one panel in a row of columns; legend says
 // whether it shows a legend, at pos.
 func (pd *PanelData) plot(pos string, legend bool, columns int) (*plot.Plot, error) {
+	if pd.Heat != nil {
+		return pd.heatPlot(columns)
+	}
 	p := plot.New()
 	styleAxes(p)
 	p.Title.Text = pd.Title

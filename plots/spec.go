@@ -54,6 +54,12 @@ type Panel struct {
 	Threshold float64 // a change beyond which a worse ratio is a regression; 0.05 when 0
 
 	Slowest int // KindSpread: how many of the slowest ranks, hosts and rails to name; 2 when 0
+
+	// KindMatrix: the samples' variant the panel draws, and whether its
+	// rows are the samples' peers (the source of a copy its target moved:
+	// ipc's pull, nvbandwidth's read testcases) rather than their ranks.
+	Variant   string
+	Transpose bool
 }
 
 // Selector picks stored runs. Every key set narrows the selection.
@@ -72,6 +78,7 @@ const (
 	KindLines   = "lines"   // a metric against x, one line per series
 	KindSpread  = "spread"  // one run's samples per size as boxes, the slowest ranks named
 	KindCompare = "compare" // the ratio of runs to a reference per size, with its bootstrap interval
+	KindMatrix  = "matrix"  // one variant's pairs of ranks at one size as a heat map, the weakest pair marked
 )
 
 // Axis scales.

@@ -109,6 +109,10 @@ func TestParseSpecErrors(t *testing.T) {
 		{"compare by variant", head + "kind = \"compare\"\ny = \"gbps\"\nruns.ids = [1]\nreference.ids = [2]\nseries = \"variant\"\n", `f.toml: series: invalid value: "variant": a compare figure's series are parameters or benchmark`, plots.ErrBadValue},
 		{"log2 y", head + "y = \"gbps\"\nruns.ids = [1]\ny_scale = \"log2\"\n", `f.toml:6: y_scale: invalid value: "log2": want one of [log10 linear]`, plots.ErrBadValue},
 		{"spread with series", head + "kind = \"spread\"\ny = \"gbps\"\nruns.ids = [1]\nseries = \"strategy\"\n", "f.toml: series: invalid value: a spread figure draws every sample of one run per size: no x, series or roles keys", plots.ErrBadValue},
+		{"matrix without variant", head + "kind = \"matrix\"\ny = \"dir_gbs\"\nruns.ids = [1]\n", "f.toml: variant: missing required key: a matrix figure draws the pairs of one variant: name it", plots.ErrMissingKey},
+		{"matrix of two sizes", head + "kind = \"matrix\"\ny = \"dir_gbs\"\nruns.ids = [1]\nvariant = \"memcpy\"\nsizes = [\"1MiB\", \"2MiB\"]\n", "f.toml: sizes: invalid value: a matrix figure draws one size (default: the largest measured)", plots.ErrBadValue},
+		{"matrix by series", head + "kind = \"matrix\"\ny = \"dir_gbs\"\nruns.ids = [1]\nvariant = \"memcpy\"\nseries = \"direction\"\n", "f.toml: series: invalid value: a matrix figure takes runs, y, stat, sizes, variant, transpose and labels of its axes only", plots.ErrBadValue},
+		{"variant outside matrix", head + "y = \"gbps\"\nruns.ids = [1]\ntranspose = true\n", `f.toml: variant: invalid value: variant and transpose belong to kind = "matrix"`, plots.ErrBadValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ var specKeys = map[string]func(d *specDecoder, f field, s *Spec){
 	"name":  func(d *specDecoder, f field, s *Spec) { d.name(f, &s.Name) },
 	"title": func(d *specDecoder, f field, s *Spec) { d.text(f, &s.Title) },
 	"kind": func(d *specDecoder, f field, s *Spec) {
-		d.oneOf(f, &s.Kind, KindLines, KindSpread, KindCompare, KindPublished)
+		d.oneOf(f, &s.Kind, KindLines, KindSpread, KindCompare, KindPublished, KindMatrix)
 	},
 	"out":     (*specDecoder).out,
 	"columns": func(d *specDecoder, f field, s *Spec) { d.count(f, &s.Columns, 1, 4) },

@@ -36,6 +36,8 @@ var panelKeys = map[string]func(d *specDecoder, f field, p *Panel){
 	"baseline":  func(d *specDecoder, f field, p *Panel) { d.text(f, &p.Baseline) },
 	"threshold": (*specDecoder).threshold,
 	"slowest":   func(d *specDecoder, f field, p *Panel) { d.count(f, &p.Slowest, 1, 20) },
+	"variant":   func(d *specDecoder, f field, p *Panel) { d.text(f, &p.Variant) },
+	"transpose": func(d *specDecoder, f field, p *Panel) { d.boolean(f, &p.Transpose) },
 }
 
 // selectorKeys decode the keys of a runs or reference table.
@@ -107,8 +109,15 @@ func (d *specDecoder) checkPanel(s *Spec, p *Panel, pf field) {
 
 // checkKind checks the keys that belong to one kind of figure.
 func (d *specDecoder) checkKind(kind string, p *Panel, at func(string) field) {
-	if kind == KindPublished {
+	if kind != KindMatrix && (p.Variant != "" || p.Transpose) {
+		d.fail(at("variant"), badValue("variant and transpose belong to kind = %q", KindMatrix))
+	}
+	switch kind {
+	case KindPublished:
 		d.checkPublished(p, at)
+		return
+	case KindMatrix:
+		d.checkMatrix(p, at)
 		return
 	}
 	compare := kind == KindCompare
@@ -134,6 +143,20 @@ func (d *specDecoder) checkKind(kind string, p *Panel, at func(string) field) {
 	}
 	if kind != KindSpread && p.Slowest != 0 {
 		d.fail(at("slowest"), badValue("slowest belongs to kind = %q", KindSpread))
+	}
+}
+
+// checkMatrix checks the keys of a matrix figure: one variant, at most
+// one size, and none of the keys of lines.
+func (d *specDecoder) checkMatrix(p *Panel, at func(string) field) {
+	switch {
+	case p.Variant == "":
+		d.fail(at("variant"), fmt.Errorf("%w: a matrix figure draws the pairs of one variant: name it", ErrMissingKey))
+	case len(p.Sizes) > 1:
+		d.fail(at("sizes"), badValue("a matrix figure draws one size (default: the largest measured)"))
+	case len(p.Series) > 0 || p.X != results.XSize || len(p.Roles) > 0 || p.Reference != nil || p.Baseline != "" ||
+		p.Threshold != 0 || p.Slowest != 0:
+		d.fail(at("series"), badValue("a matrix figure takes runs, y, stat, sizes, variant, transpose and labels of its axes only"))
 	}
 }
 

@@ -14,6 +14,8 @@ const (
 	DimVariant   = "variant"   // the sample's variant ("" for runs that measure a size one way)
 	DimSweep     = "sweep"     // the sweep's name
 	DimRun       = "run"       // the run's id
+	DimRank      = "rank"      // the sample's rank (-1: no one rank, as an import's averages)
+	DimPeer      = "peer"      // the sample's peer (-1: every other rank at once)
 	XSize        = "size"      // SeriesQuery.X: the message size
 )
 
@@ -143,6 +145,10 @@ func dimSQL(d string) (string, []any, error) {
 		return `sw.name`, nil, nil
 	case DimRun:
 		return `CAST(r.id AS TEXT)`, nil, nil
+	case DimRank:
+		return `CAST(s.rank AS TEXT)`, nil, nil
+	case DimPeer:
+		return `CAST(s.peer AS TEXT)`, nil, nil
 	}
 	path, err := paramPath(d)
 	if err != nil {
@@ -180,7 +186,7 @@ func scanSeriesRow(rows *sql.Rows, dims []string) (SeriesRow, error) {
 // isParamDim reports whether dimension d is a point parameter.
 func isParamDim(d string) bool {
 	switch d {
-	case DimBenchmark, DimVariant, DimSweep, DimRun:
+	case DimBenchmark, DimVariant, DimSweep, DimRun, DimRank, DimPeer:
 		return false
 	}
 	return true
