@@ -2,40 +2,95 @@
  * sendrecv.c: two-sided ping-pong between rank 0 and one peer.
  *
  * Each iteration rank 0 sends its buffer as the plan's ops (window in flight
- * per rail); the peer receives it, checks the stamps and sends its own
- * buffer back the same way. One iteration is one round trip, in which each
- * rank sends and receives the size once. Both ends place ops on rails by
- * the same fixed rule, so every receive is posted on the rail its message
- * comes by. Full checks run off the clock.
+ * per rail); the peer receives it and sends its own buffer back the same
+ * way. One iteration is one round trip, in which each rank sends and
+ * receives the size once. Both ends place ops on rails by the same fixed
+ * rule, so every receive is posted on the rail its message comes by.
+ *
+ * Only the messages are on the round trip. Each end posts the receive of
+ * the next iteration as soon as the current one has arrived (into the other
+ * half of its receive buffer), so a message never waits for its receive;
+ * the peer answers first and checks what it received after, and stamps its
+ * next answer then; rank 0 checks the answer after its clock has stopped.
+ * Every iteration is checked, every byte of the first and last.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "efx.h"
 
 #define REPLY 0x5245504c59ULL /* "REPLY": the answer's seed differs from the question's */
 
-/* move runs a receive of the plan from peer, a send of it to peer, or both at once. */
-static int move(efx_ctx *c, const efx_plan *p, int peer, bool send, bool recv)
+/* One end's state: the receive of the next iteration, posted ahead. */
+typedef struct pingpong {
+	efx_stream in, out;
+	efx_xfer rx;
+} pingpong;
+
+/* landing is where iteration it's message lands: the halves of the
+ * receive buffer in turn, so that the next one can be posted before this
+ * one is checked. */
+static uint8_t *landing(const efx_ctx *c, uint64_t size, uint64_t it)
 {
-	efx_stream out = {.peer = peer, .rail = efx_stream_rail(c, c->info->rank, peer)}, in = out;
-	efx_xfer xs[2];
-	int n = 0;
-	if (recv) /* first, so that receives are posted before our send provokes the answer */
-		xs[n++] = (efx_xfer){.kind = OP_RECV, .plan = p, .buf = c->buf[BUF_DST].ptr, .nstreams = 1, .streams = &in};
-	if (send)
-		xs[n++] = (efx_xfer){.kind = OP_SEND, .plan = p, .buf = c->buf[BUF_SRC].ptr, .nstreams = 1, .streams = &out};
-	return efx_xfer_run(c, xs, n, recv ? "the peer's message" : "send completions");
+	return c->buf[BUF_DST].ptr + (it & 1) * efx_stride(size);
 }
 
-static int initiator_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, l->peer); }
+/* post_rx posts the receive of iteration it from the peer. */
+static int post_rx(efx_loop *l, uint64_t it)
+{
+	pingpong *pp = l->state;
+	pp->rx = (efx_xfer){.kind = OP_RECV, .plan = &l->plan, .buf = landing(l->c, l->size, it), .nstreams = 1,
+			    .streams = &pp->in};
+	efx_xfer_start(l->c, &pp->rx);
+	return efx_xfer_fill(l->c, &pp->rx);
+}
 
-static int initiator_iteration(efx_loop *l, uint64_t it) { return move(l->c, &l->plan, l->peer, true, true); }
+/* wait_rx waits until the receive posted ahead has completed. */
+static int wait_rx(efx_loop *l)
+{
+	pingpong *pp = l->state;
+	for (;;) {
+		if (efx_xfer_fill(l->c, &pp->rx))
+			return -1;
+		if (efx_xfer_done(&pp->rx))
+			return 0;
+		if (efx_progress(l->c) < 0 || efx_stalled(l->c, "the peer's message"))
+			return -1;
+	}
+}
 
+/* send sends the plan from the source to the peer and waits for its local completion. */
+static int send(efx_loop *l)
+{
+	pingpong *pp = l->state;
+	efx_xfer tx = {.kind = OP_SEND, .plan = &l->plan, .buf = l->c->buf[BUF_SRC].ptr, .nstreams = 1, .streams = &pp->out};
+	return efx_xfer_run(l->c, &tx, 1, "send completions");
+}
+
+/* next posts the receive of the iteration after it, if there is one. */
+static int next(efx_loop *l, uint64_t it) { return it + 1 < l->total ? post_rx(l, it + 1) : 0; }
+
+static int start(efx_loop *l)
+{
+	pingpong *pp = l->state;
+	int me = l->c->info->rank, peer = me == 0 ? l->peer : 0;
+	pp->in = pp->out = (efx_stream){.peer = peer, .rail = efx_stream_rail(l->c, me, peer)};
+	return post_rx(l, 0);
+}
+
+static int sync_pair(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, l->c->info->rank == 0 ? l->peer : 0); }
+
+/* initiator_iteration sends the stamped source and waits for the answer. */
+static int initiator_iteration(efx_loop *l, uint64_t it) { return send(l) || wait_rx(l) ? -1 : 0; }
+
+/* initiator_verify posts the next receive, then checks the answer. */
 static int initiator_verify(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	bool full = it == 0 || it == l->total - 1;
-	return efx_mem_check(c, c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, l->peer, it) ^ REPLY, l->peer, full);
+	if (next(l, it))
+		return -1;
+	return efx_mem_check(c, landing(c, l->size, it), &l->plan, efx_seed(l->size, l->peer, it) ^ REPLY, l->peer, full);
 }
 
 static int both_ways(efx_loop *l, efx_sample *s)
@@ -45,30 +100,31 @@ static int both_ways(efx_loop *l, efx_sample *s)
 }
 
 /* rank 0: stamps its buffer (the loop), sends it and receives the answer, on the clock */
-static const efx_side initiator = {.sync = initiator_sync, .iteration = initiator_iteration,
+static const efx_side initiator = {.start = start, .sync = sync_pair, .iteration = initiator_iteration,
 				   .verify = initiator_verify, .finish = both_ways, .stamps = true};
 
-static int responder_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 0); }
-
-/* responder_iteration receives rank 0's buffer, checks its stamps and sends its own back. */
-static int responder_iteration(efx_loop *l, uint64_t it)
+/* stamp_answer stamps the peer's answer to iteration it. */
+static int stamp_answer(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	int me = c->info->rank;
-	if (move(c, &l->plan, 0, false, true))
-		return -1;
-	l->landed = efx_now();
-	if (efx_mem_check(c, c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, false) ||
-	    efx_mem_stamp(c, c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me))
-		return -1;
-	return move(c, &l->plan, 0, true, false);
+	return efx_mem_stamp(c, c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me);
 }
 
+static int responder_start(efx_loop *l) { return start(l) || stamp_answer(l, 0) ? -1 : 0; }
+
+/* responder_iteration waits for rank 0's message and answers at once;
+ * the loop reads the clock after it, off the round trip. */
+static int responder_iteration(efx_loop *l, uint64_t it) { return wait_rx(l) || send(l) || next(l, it) ? -1 : 0; }
+
+/* responder_verify checks what arrived and stamps the next answer. */
 static int responder_verify(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	bool full = it == 0 || it == l->total - 1;
-	return full ? efx_mem_check(c, c->buf[BUF_DST].ptr, &l->plan, efx_seed(l->size, 0, it), 0, true) : 0;
+	if (efx_mem_check(c, landing(c, l->size, it), &l->plan, efx_seed(l->size, 0, it), 0, full))
+		return -1;
+	return it + 1 < l->total ? stamp_answer(l, it + 1) : 0;
 }
 
 static int responder_finish(efx_loop *l, efx_sample *s)
@@ -78,21 +134,30 @@ static int responder_finish(efx_loop *l, efx_sample *s)
 	return both_ways(l, s);
 }
 
-/* the peer: times one arrival to the next; its answer is stamped inside the iteration */
-static const efx_side responder = {.sync = responder_sync, .iteration = responder_iteration,
+/* the peer: times one arrival to the next */
+static const efx_side responder = {.start = responder_start, .sync = sync_pair, .iteration = responder_iteration,
 				   .verify = responder_verify, .finish = responder_finish, .lands = true};
 
 static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 {
-	efx_loop l = {.c = c, .size = size, .peer = peer};
+	efx_loop l = {.c = c, .state = state, .size = size, .peer = peer};
 	return efx_loop_run(c->info->rank == 0 ? &initiator : &responder, &l, s) ? -1 : 1;
 }
 
-static int sendrecv_open(efx_ctx *c, void **state) { return efx_fabric_open(c, (efx_net){0}); }
+static int sendrecv_open(efx_ctx *c, void **state)
+{
+	*state = calloc(1, sizeof(pingpong));
+	if (!*state)
+		return efx_fail(c->err, "sendrecv: out of memory");
+	return efx_fabric_open(c, (efx_net){0});
+}
 
 static int sendrecv_run(efx_ctx *c, void *state, uint64_t size, efx_sample *out, int *n)
 {
 	return efx_each_peer(c, state, size, out, n, pair);
 }
 
-const efx_bench efx_sendrecv = {.name = "sendrecv", .open = sendrecv_open, .run = sendrecv_run};
+static void sendrecv_close(efx_ctx *c, void *state) { free(state); }
+
+const efx_bench efx_sendrecv = {.name = "sendrecv", .open = sendrecv_open, .run = sendrecv_run,
+				.close = sendrecv_close};
