@@ -410,6 +410,7 @@ typedef struct efx_writer {
 	uint64_t head, tail;  /* iterations started, and retired (completed locally, in order) */
 	const efx_loop *loop; /* the loop it runs in: which iterations are timed */
 	int64_t started[EFX_MAX_SLOTS]; /* ns: when each iteration in flight started */
+	int64_t ended;                  /* ns: when the last one retired */
 } efx_writer;
 extern const efx_side efx_write_initiator, efx_write_target;
 int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,

@@ -106,11 +106,12 @@ const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiato
  * the rails' windows oldest first. An iteration may start once the one
  * depth before it has completed locally (its source slot is free) and the
  * target has verified the last user of its target slot. Its time runs from
- * its start to the local completion of its last op (seen in order), which
- * counts the time it waited behind the iterations in flight before it; the
- * last iteration ends when the target has acknowledged it, landed and
- * checked, so the timed phase counts bytes delivered, not bytes handed to
- * the provider.
+ * its start, or the previous iteration's end if that came later, to the
+ * local completion of its last op (seen in order): the time it had the
+ * rails to itself, a buffer's time as when one is in flight, not its wait
+ * behind the iterations before it. The last iteration ends when the target
+ * has acknowledged it, landed and checked, so the timed phase counts bytes
+ * delivered, not bytes handed to the provider.
  */
 
 /* flight is the ring entry of iteration it, and its streams' cursors. */
@@ -123,14 +124,22 @@ static efx_xfer *flight(efx_writer *w, uint64_t it, efx_stream **streams)
 }
 
 /* retire ends the iterations in flight that have completed, oldest first,
- * and times the timed ones from their start. */
+ * and times the timed ones from their start or the previous end. Those
+ * whose completions came in one CQ read share the time since then evenly:
+ * a read that returns a batch says nothing of the order within it. */
 static void retire(efx_ctx *c, efx_writer *w)
 {
-	while (w->tail < w->head && efx_xfer_done(flight(w, w->tail, NULL))) {
+	uint64_t k = 0;
+	while (w->tail + k < w->head && efx_xfer_done(flight(w, w->tail + k, NULL)))
+		k++;
+	if (k == 0)
+		return;
+	int64_t now = efx_now(), from = w->started[w->tail % w->depth];
+	int64_t each = (now - (from > w->ended ? from : w->ended)) / (int64_t)k;
+	for (; k > 0; k--, w->tail++)
 		if (w->tail >= w->loop->first)
-			c->lat[w->tail - w->loop->first] = efx_now() - w->started[w->tail % w->depth];
-		w->tail++;
-	}
+			c->lat[w->tail - w->loop->first] = each;
+	w->ended = now;
 }
 
 /* pump posts what the windows allow of the iterations in flight, oldest
@@ -229,8 +238,8 @@ static int stream_iteration(efx_loop *l, uint64_t it)
 		return 0;
 	if (drain(c, w, l->total, true))
 		return -1;
-	if (it >= l->first) /* the last iteration ends when it has landed */
-		c->lat[it - l->first] = efx_now() - w->started[it % w->depth];
+	if (it >= l->first) /* the last iteration ends when it has landed, after its local completion */
+		c->lat[it - l->first] += efx_now() - w->ended;
 	return 0;
 }
 
