@@ -166,7 +166,9 @@ func freePorts() (int, error) {
 }
 
 // waitNamespaces waits while another testbed with hosts is up: they share
-// the namespaces' names and subnets.
+// the namespaces' names and subnets. Hosts that no process uses are what a
+// killed testbed left (the lock says no test's cluster is up): testbed
+// reap removes them, rather than waiting for a down that never comes.
 func waitNamespaces(logf func(string, ...any)) error {
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
@@ -180,8 +182,14 @@ func waitNamespaces(logf func(string, ...any)) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("slurmtest: another testbed with hosts (namespaces efx-h*) stayed up 10 minutes:\n%s", out)
 		}
-		logf("slurmtest: waiting for another testbed's hosts to go down")
-		time.Sleep(5 * time.Second)
+		pause := 5 * time.Second
+		if out, err := run(Script(), "reap"); err == nil {
+			logf("slurmtest: %s", bytes.TrimSpace(out))
+			pause = time.Second // ip netns list once more, to be sure
+		} else {
+			logf("slurmtest: waiting for another testbed's hosts to go down (%s)", bytes.TrimSpace(out))
+		}
+		time.Sleep(pause)
 	}
 }
 
