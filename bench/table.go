@@ -25,7 +25,12 @@ type row struct {
 	cells []*cell
 }
 
-// ratio is a column of ratios: the median of a column over another's.
+// ratio is a column of ratios: the median over rounds of a column over
+// another, each round's pair taken together. The two were measured seconds
+// apart, so a slow phase of the machine (this VM has some that last tens
+// of seconds and cut loopback tcp to 40%) falls on both; a ratio of the
+// columns' medians would set one column's fast rounds against the other's
+// slow ones.
 type ratio struct {
 	name     string
 	num, den int // column indexes
@@ -64,8 +69,8 @@ func (t *table) measure() error {
 	return nil
 }
 
-// print writes t as a Markdown table: each cell's median, the ratios of
-// medians, the initiator-to-target ratio of the columns in agree (the
+// print writes t as a Markdown table: each cell's median, the ratios
+// (paired by round), the initiator-to-target ratio of the columns in agree (the
 // median of the rounds' ratios), and every round's values below.
 func (t *table) print() {
 	fmt.Printf("\n### %s (%s)\n\n", t.title, t.unit)
@@ -92,7 +97,7 @@ func (t *table) print() {
 				line = append(line, "")
 				continue
 			}
-			line = append(line, fmt.Sprintf("**%.2f**", median(n.vals)/median(d.vals))+q.goal)
+			line = append(line, fmt.Sprintf("**%.2f**", pairedRatio(n.vals, d.vals))+q.goal)
 		}
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
@@ -121,21 +126,23 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// agreement is the median over rounds of the number over its other side's.
-func agreement(c *cell) string {
-	if c == nil {
-		return ""
-	}
+// pairedRatio is the median over rounds of num's value over den's.
+func pairedRatio(num, den []float64) float64 {
 	var q []float64
-	for i, v := range c.vals {
-		if c.other[i] > 0 {
-			q = append(q, v/c.other[i])
+	for i := range min(len(num), len(den)) {
+		if den[i] > 0 {
+			q = append(q, num[i]/den[i])
 		}
 	}
-	if q == nil {
+	return median(q)
+}
+
+// agreement is the median over rounds of the number over its other side's.
+func agreement(c *cell) string {
+	if c == nil || !slices.ContainsFunc(c.other, func(o float64) bool { return o > 0 }) {
 		return ""
 	}
-	return strconv.FormatFloat(median(q), 'f', 3, 64)
+	return strconv.FormatFloat(pairedRatio(c.vals, c.other), 'f', 3, 64)
 }
 
 func median(v []float64) float64 {
