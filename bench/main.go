@@ -21,7 +21,10 @@
 //
 // Each measurement runs in rounds, interleaved, and the median round is
 // shown, so that a burst of load on a shared machine lands on every side.
-// Every efaxx number comes from a run that verified its data.
+// In the fabtests and sweep tables each measurement is bracketed by two
+// readings of how far apart the ranks' two cores are (cores.go), and
+// medians and ratios keep the rounds measured with them near. Every efaxx
+// number comes from a run that verified its data.
 //
 // Usage: go run ./bench [-runner bin/efaxx-runner] [-rounds 5]
 // [-fabtests DIR] [-only refs,fabtests,sweep] [-rows REGEXP] [-v]
@@ -90,17 +93,22 @@ func run(path string, rounds int, ftDir string, only []string) error {
 	host, _ := os.Hostname()
 	fmt.Printf("# efaxx bench: %s, %d cores, %s; median of %d rounds, interleaved; load at start: %s\n",
 		host, runtime.NumCPU(), cpuModel(), rounds, loadavg())
+	progs, err := buildRefs(dir)
+	if err != nil {
+		return err
+	}
+	cs := cores{prog: progs["cores"]}
 	for _, name := range only {
 		switch name {
 		case "refs":
-			err = refs(r, dir, rounds)
+			err = refs(r, progs, rounds)
 		case "fabtests":
 			var ft *fabtests
 			if ft, err = buildFabtests(ftDir); err == nil {
-				err = measure(rounds, pick(versus(ft, r)))
+				err = measure(rounds, cs, pick(versus(ft, r)))
 			}
 		case "sweep":
-			err = measure(rounds, pick(sweeps(r)))
+			err = measure(rounds, cs, pick(sweeps(r, cs)))
 		default:
 			err = fmt.Errorf("-only %q: want refs, fabtests or sweep", name)
 		}
@@ -114,18 +122,22 @@ func run(path string, rounds int, ftDir string, only []string) error {
 
 // measure runs rounds of every table, one after the other within a
 // round, and prints them.
-func measure(rounds int, tables []*table) error {
+func measure(rounds int, cs cores, tables []*table) error {
+	least, again := 0.0, 0
 	for i := 0; i < rounds; i++ {
 		for _, t := range tables {
-			if err := t.measure(); err != nil {
+			l, n, err := t.measure(cs, least)
+			if err != nil {
 				return err
 			}
+			least, again = l, again+n
 		}
 		fmt.Fprintf(os.Stderr, "bench: round %d of %d done, load %s\n", i+1, rounds, loadavg())
 	}
 	for _, t := range tables {
-		t.print()
+		t.print(least)
 	}
+	fmt.Printf("\n%d measurements were taken again because the ranks' cores read apart\n", again)
 	return nil
 }
 
@@ -165,11 +177,7 @@ type measurement struct {
 
 // refs measures efaxx's big writes and small ping-pongs beside memcpy, CMA
 // and a TCP socket stream.
-func refs(r runner, dir string, rounds int) error {
-	progs, err := buildRefs(dir)
-	if err != nil {
-		return err
-	}
+func refs(r runner, progs map[string]string, rounds int) error {
 	write := func(p string, iters int, extra ...string) func() (float64, error) {
 		return func() (float64, error) {
 			args := append([]string{"--benchmark", "write", "--sizes", strconv.Itoa(mib64), "--iterations",
@@ -234,9 +242,9 @@ func report(ms []*measurement) {
 func buildRefs(dir string) (map[string]string, error) {
 	src := filepath.Join("bench", "ref") // C, built here with gcc
 	refs := map[string]string{}
-	for _, name := range []string{"memcpy", "cma", "tcpstream"} {
+	for _, name := range []string{"memcpy", "cma", "tcpstream", "cores"} {
 		out := filepath.Join(dir, name)
-		cmd := exec.Command("gcc", "-O2", "-Wall", "-o", out, filepath.Join(src, name+".c"))
+		cmd := exec.Command("gcc", "-O2", "-Wall", "-pthread", "-o", out, filepath.Join(src, name+".c"))
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("build %s: %v\n%s", name, err, b)
 		}

@@ -16,17 +16,17 @@ import (
 
 var sweepSizes = []uint64{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20}
 
-func sweeps(r runner) []*table {
+func sweeps(r runner, cs cores) []*table {
 	t := &table{title: "each size in a sweep of 4 KiB to 64 MiB, and alone", unit: "GB/s of payload delivered, median of rounds",
 		cols:   []string{"in the sweep", "alone"},
 		ratios: []ratio{{"sweep / alone", 0, 1, " (0.9 to 1.1)"}}}
 	for _, p := range providers {
 		for _, bench := range []string{"write", "sendrecv"} {
-			sw := &sweepRun{r: r, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}
-			for k, size := range sweepSizes {
-				alone := &sweepRun{r: r, p: p, args: sw.args, sizes: []uint64{size}}
+			sw := &sweepRun{r: r, cs: cs, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}
+			for _, size := range sweepSizes {
+				alone := &sweepRun{r: r, cs: cs, p: p, args: sw.args, sizes: []uint64{size}}
 				t.rows = append(t.rows, &row{label: p + " " + bench + " " + sizeName(size),
-					cells: []*cell{sw.cell(size, k == 0), alone.cell(size, true)}})
+					cells: []*cell{sw.cell(size), alone.cell(size)}})
 			}
 		}
 	}
@@ -34,20 +34,26 @@ func sweeps(r runner) []*table {
 }
 
 // sweepRun is one run of the runner over sizes (sweepSizes when nil),
-// whose samples the cells of its sizes read.
+// whose samples the cells of its sizes read, with the readings of the
+// ranks' cores around it.
 type sweepRun struct {
 	r       runner
+	cs      cores
 	p       string
 	args    []string
 	sizes   []uint64
 	samples []record.Sample
+	around  [2]float64
+	read    map[uint64]bool // the sizes whose cells have read this run
 }
 
-// cell reads size's rate from the run, running it first when fresh: the
-// first size's cell of a round runs the whole sweep for the others.
-func (s *sweepRun) cell(size uint64, fresh bool) *cell {
-	return &cell{do: func() (float64, float64, error) {
-		if fresh {
+// cell reads size's rate from the run, and the run's readings of the
+// cores. It runs the sweep first when size was read from the last run
+// already (a new round, or the measurement taken again), or when there
+// is none.
+func (s *sweepRun) cell(size uint64) *cell {
+	return &cell{around: func() [2]float64 { return s.around }, do: func() (float64, float64, error) {
+		if s.samples == nil || s.read[size] {
 			sizes := s.sizes
 			if sizes == nil {
 				sizes = sweepSizes
@@ -56,12 +62,19 @@ func (s *sweepRun) cell(size uint64, fresh bool) *cell {
 			for i, n := range sizes {
 				names[i] = itoa(n)
 			}
-			ss, err := s.r.run(s.p, append(s.args, "--sizes", strings.Join(names, ","))...)
-			if err != nil {
+			var err error
+			if s.around[0], err = s.cs.read(); err != nil {
 				return 0, 0, err
 			}
-			s.samples = ss
+			if s.samples, err = s.r.run(s.p, append(s.args, "--sizes", strings.Join(names, ","))...); err != nil {
+				return 0, 0, err
+			}
+			if s.around[1], err = s.cs.read(); err != nil {
+				return 0, 0, err
+			}
+			s.read = map[uint64]bool{}
 		}
+		s.read[size] = true
 		got, err := find(s.samples, 0, size)
 		return gbs(got), 0, err
 	}}

@@ -13,10 +13,22 @@ type cell struct {
 	// do measures: the number, and where the run has one, the other
 	// side's view of it (a write target's rate beside its initiator's; 0
 	// when none).
-	do    func() (v, other float64, err error)
-	vals  []float64
-	other []float64
+	do func() (v, other float64, err error)
+	// around, where set, gives the readings of the ranks' cores (cores.go)
+	// that do's value was measured between, when do reads them itself (a
+	// sweep's sizes come from one run); otherwise the table reads them
+	// around do.
+	around func() [2]float64
+	vals   []float64
+	other  []float64
+	// arounds holds each round's two readings, before and after: a value
+	// read with the cores apart is left out of medians and ratios.
+	arounds [][2]float64
 }
+
+// kept reports whether round i of c was measured with the ranks' cores
+// near each other, as in the run's fastest reading, least.
+func (c *cell) kept(i int, least float64) bool { return near(c.arounds[i], least) }
 
 // row is one line of a table: a label and a cell per column (nil where
 // the column does not apply).
@@ -26,11 +38,10 @@ type row struct {
 }
 
 // ratio is a column of ratios: the median over rounds of a column over
-// another, each round's pair taken together. The two were measured seconds
-// apart, so a slow phase of the machine (this VM has some that last tens
-// of seconds and cut loopback tcp to 40%) falls on both; a ratio of the
-// columns' medians would set one column's fast rounds against the other's
-// slow ones.
+// another, each round's pair taken together, in the rounds where both were
+// measured with the ranks' cores near (cores.go). The two were measured
+// seconds apart; a ratio of the columns' medians would set one column's
+// rounds with the cores near against the other's with them apart.
 type ratio struct {
 	name     string
 	num, den int // column indexes
@@ -48,31 +59,66 @@ type table struct {
 	agree       []int // columns whose other side (a write's target) is shown as a ratio too
 }
 
-// measure runs one round of every cell of t.
-func (t *table) measure() error {
+// retakes is how many times a measurement read with the ranks' cores apart
+// is taken again, at once, before its round keeps it as it is: the cores
+// stay apart for seconds to tens of seconds at a time here.
+const retakes = 3
+
+// measure runs one round of every cell of t, each between two readings
+// of the ranks' cores, and takes one again while they read apart from
+// least, the least reading so far (0: none yet). It returns the least
+// reading, and how many measurements it took again.
+func (t *table) measure(cs cores, least float64) (float64, int, error) {
+	again := 0
 	for _, r := range t.rows {
 		for i, c := range r.cells {
 			if c == nil {
 				continue
 			}
-			v, o, err := c.do()
-			if err != nil {
-				return fmt.Errorf("%s, %s: %w", r.label, t.cols[i], err)
+			var around [2]float64
+			var v, o float64
+			for try := 0; ; try++ {
+				var err error
+				if c.around != nil {
+					if v, o, err = c.do(); err == nil {
+						around = c.around()
+					}
+				} else if around[0], err = cs.read(); err == nil {
+					if v, o, err = c.do(); err == nil {
+						around[1], err = cs.read()
+					}
+				}
+				if err != nil {
+					return 0, 0, fmt.Errorf("%s, %s: %w", r.label, t.cols[i], err)
+				}
+				for _, a := range around {
+					if least == 0 || a < least {
+						least = a
+					}
+				}
+				if verbose {
+					fmt.Fprintf(os.Stderr, "bench: %s, %s: %.3f (%.3f), cores %.0f/%.0f ns\n", r.label, t.cols[i], v, o,
+						around[0], around[1])
+				}
+				if near(around, least) || try == retakes {
+					break
+				}
+				again++
 			}
 			c.vals = append(c.vals, v)
 			c.other = append(c.other, o)
-			if verbose {
-				fmt.Fprintf(os.Stderr, "bench: %s, %s: %.3f (%.3f)\n", r.label, t.cols[i], v, o)
-			}
+			c.arounds = append(c.arounds, around)
 		}
 	}
-	return nil
+	return least, again, nil
 }
 
 // print writes t as a Markdown table: each cell's median, the ratios
 // (paired by round), the initiator-to-target ratio of the columns in agree (the
-// median of the rounds' ratios), and every round's values below.
-func (t *table) print() {
+// median of the rounds' ratios), and every round's values below; medians
+// and ratios keep the rounds measured with the cores near, as in the
+// run's least reading.
+func (t *table) print(least float64) {
 	fmt.Printf("\n### %s (%s)\n\n", t.title, t.unit)
 	head := append([]string{""}, t.cols...)
 	for _, a := range t.agree {
@@ -86,7 +132,7 @@ func (t *table) print() {
 	for _, r := range t.rows {
 		line := []string{r.label}
 		for _, c := range r.cells {
-			line = append(line, cellMedian(c))
+			line = append(line, cellMedian(c, least))
 		}
 		for _, a := range t.agree {
 			line = append(line, agreement(r.cells[a]))
@@ -97,7 +143,8 @@ func (t *table) print() {
 				line = append(line, "")
 				continue
 			}
-			line = append(line, fmt.Sprintf("**%.2f**", pairedRatio(n.vals, d.vals))+q.goal)
+			v, kept := pairedRatio(n, d, least)
+			line = append(line, ratioCell(v, kept, len(n.vals), q.goal))
 		}
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
@@ -105,17 +152,55 @@ func (t *table) print() {
 	for _, r := range t.rows {
 		for i, c := range r.cells {
 			if c != nil {
-				fmt.Printf("    %-12s %-34s rounds %s\n", r.label, t.cols[i], join(c.vals))
+				fmt.Printf("    %-12s %-34s rounds %s\n", r.label, t.cols[i], c.rounds(least))
 			}
 		}
 	}
+	fmt.Printf("\n    * measured with the ranks' cores apart (a round trip between them over %.1f x the run's least, %.0f ns,"+
+		" after %d tries): left out of medians and ratios\n", apart, least, retakes+1)
 }
 
-func cellMedian(c *cell) string {
+// rounds lists c's values, those measured with the cores apart marked *.
+func (c *cell) rounds(least float64) string {
+	parts := make([]string, len(c.vals))
+	for i, v := range c.vals {
+		parts[i] = num(v)
+		if !c.kept(i, least) {
+			parts[i] += "*"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// cellMedian is the median of c's rounds measured with the cores near;
+// "-" when there are none.
+func cellMedian(c *cell, least float64) string {
 	if c == nil {
 		return ""
 	}
-	return num(median(c.vals))
+	var v []float64
+	for i, x := range c.vals {
+		if c.kept(i, least) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return "-"
+	}
+	return num(median(v))
+}
+
+// ratioCell shows a paired ratio and, when some rounds were left out, how
+// many it keeps.
+func ratioCell(q float64, kept, rounds int, goal string) string {
+	if kept == 0 {
+		return "- (no round with the cores near)"
+	}
+	s := fmt.Sprintf("**%.2f**", q) + goal
+	if kept < rounds {
+		s += fmt.Sprintf(", %d of %d rounds", kept, rounds)
+	}
+	return s
 }
 
 // num formats v with 3 significant digits, at least 2 decimals.
@@ -126,23 +211,32 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// pairedRatio is the median over rounds of num's value over den's.
-func pairedRatio(num, den []float64) float64 {
+// pairedRatio is the median over rounds of num's value over den's, of
+// the rounds in which both were measured with the cores near; it returns
+// the ratio and how many rounds it kept.
+func pairedRatio(num, den *cell, least float64) (float64, int) {
 	var q []float64
-	for i := range min(len(num), len(den)) {
-		if den[i] > 0 {
-			q = append(q, num[i]/den[i])
+	for i := range min(len(num.vals), len(den.vals)) {
+		if den.vals[i] > 0 && num.kept(i, least) && den.kept(i, least) {
+			q = append(q, num.vals[i]/den.vals[i])
 		}
 	}
-	return median(q)
+	return median(q), len(q)
 }
 
-// agreement is the median over rounds of the number over its other side's.
+// agreement is the median over rounds of the number over its other side's,
+// both from the same run: every round counts.
 func agreement(c *cell) string {
 	if c == nil || !slices.ContainsFunc(c.other, func(o float64) bool { return o > 0 }) {
 		return ""
 	}
-	return strconv.FormatFloat(pairedRatio(c.vals, c.other), 'f', 3, 64)
+	var q []float64
+	for i, o := range c.other {
+		if o > 0 {
+			q = append(q, c.vals[i]/o)
+		}
+	}
+	return strconv.FormatFloat(median(q), 'f', 3, 64)
 }
 
 func median(v []float64) float64 {
