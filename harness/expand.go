@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"efaxx/benchmarks"
 )
 
 // Point is one resolved combination of a sweep's axes: one benchmark, one
@@ -141,6 +143,10 @@ func (s *Sweep) Points() []Point {
 		}
 		if s.ranksPerNode > 0 {
 			p.Ranks = p.Nodes * s.ranksPerNode
+		}
+		if p.Chunk == 0 { // "auto": stored and hashed as the bytes it resolves to
+			b, _ := benchmarks.Lookup(p.Benchmark)
+			p.Chunk = b.DefaultChunk(p.Strategy)
 		}
 		p.Hash = p.hash()
 		points[i] = p

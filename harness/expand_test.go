@@ -115,8 +115,12 @@ func TestPointsDemo(t *testing.T) {
 		p := points[i]
 		got := harness.Point{Index: p.Index, Benchmark: p.Benchmark, Provider: p.Provider, Ranks: p.Ranks,
 			Sizes: p.Sizes, Iterations: p.Iterations, Warmup: p.Warmup, Timeout: p.Timeout, Chunk: p.Chunk, Window: p.Window}
+		chunk := uint64(1 << 20) // "auto": sendrecv's 1 MiB, write's 8 MiB
+		if w.benchmark == "write" {
+			chunk = 8 << 20
+		}
 		wantPoint := harness.Point{Index: i, Benchmark: w.benchmark, Provider: w.provider, Ranks: 2,
-			Sizes: sizes, Iterations: 200, Warmup: 20, Timeout: 60 * time.Second, Chunk: 1 << 20, Window: 16}
+			Sizes: sizes, Iterations: 200, Warmup: 20, Timeout: 60 * time.Second, Chunk: chunk, Window: 16}
 		if !reflect.DeepEqual(got, wantPoint) {
 			t.Errorf("Points()[%d] = %+v, want %+v", i, got, wantPoint)
 		}
@@ -183,7 +187,9 @@ params.ranks = 2        # the default, written out
 		{"sizes as range", `name = "a"
 benchmark = "write"
 params.sizes = "4KiB..1MiB x256"
+params.chunk = "1MiB"
 `, true},
+		{"chunk left to its default", strings.Replace(base, `chunk = "1MiB"`, ``, 1), false},
 		{"other benchmark", strings.Replace(base, `"write"`, `"sendrecv"`, 1), false},
 		{"other size order", strings.Replace(base, `["4KiB", "1MiB"]`, `["1MiB", "4KiB"]`, 1), false},
 		{"other chunk", strings.Replace(base, `chunk = "1MiB"`, `chunk = "2MiB"`, 1), false},
@@ -206,11 +212,38 @@ params.sizes = "4KiB..1MiB x256"
 	}
 }
 
+// chunk = "auto", or no chunk, is the benchmark's default for the
+// point's strategy, stored and hashed as its bytes.
+func TestPointChunkAuto(t *testing.T) {
+	tests := []struct {
+		params string
+		want   []uint64 // per point: write, then sendrecv
+	}{
+		{"", []uint64{8 << 20, 1 << 20}},
+		{`chunk = "auto"`, []uint64{8 << 20, 1 << 20}},
+		{`strategy = "split"`, []uint64{8 << 20, 1 << 20}},
+		{`strategy = "per-op"`, []uint64{1 << 20, 1 << 20}},
+		{`chunk = "2MiB"`, []uint64{2 << 20, 2 << 20}},
+	}
+	for _, tt := range tests {
+		s := mustParse(t, "name = \"c\"\nbenchmark = [\"write\", \"sendrecv\"]\n[params]\n"+tt.params+"\n")
+		points := s.Points()
+		for i, p := range points {
+			if p.Chunk != tt.want[i] {
+				t.Errorf("%q: %s chunk = %d, want %d", tt.params, p.Benchmark, p.Chunk, tt.want[i])
+			}
+		}
+		if tt.params == `chunk = "auto"` && points[0].Hash != mustParse(t, "name = \"c\"\nbenchmark = [\"write\", \"sendrecv\"]\n").Points()[0].Hash {
+			t.Errorf(`chunk = "auto" hashes unlike no chunk`)
+		}
+	}
+}
+
 func TestPointParams(t *testing.T) {
 	p := mustParse(t, "name = \"p\"\nbenchmark = \"write\"\nparams.timeout = \"90m\"\n").Points()[0]
 	want := map[string]any{
 		"provider": "auto", "ranks": 2, "nodes": 1, "iterations": 100, "warmup": 10,
-		"timeout": "5400s", "chunk": uint64(1 << 20), "window": 16, "slots": 64,
+		"timeout": "5400s", "chunk": uint64(8 << 20), "window": 16, "slots": 64,
 		"rails": 1, "strategy": "single", "nics": "auto", "pinning": "numa", "memory": "host", "link_gbps": 0.0,
 	}
 	if got := p.Params(); !reflect.DeepEqual(got, want) {
@@ -230,7 +263,7 @@ warmup = 20
 timeout = "1500ms"
 `).Points()[0]
 	want := []string{"--benchmark", "write", "--provider", "shm", "--sizes", "4096,8192,16384",
-		"--iterations", "200", "--warmup", "20", "--timeout", "1500ms", "--chunk", "1048576", "--window", "16", "--slots", "64",
+		"--iterations", "200", "--warmup", "20", "--timeout", "1500ms", "--chunk", "8388608", "--window", "16", "--slots", "64",
 		"--rails", "1", "--strategy", "single", "--nic", "auto", "--pin", "numa", "--memory", "host", "--link-gbps", "0"}
 	if got := p.RunnerArgs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("RunnerArgs() = %q, want %q", got, want)

@@ -56,7 +56,7 @@ var params = []*param{
 		flag: "--warmup", field: bind(func(p *Point) *int { return &p.Warmup })},
 	{name: "timeout", def: "60s", read: readDuration(24 * time.Hour),
 		flag: "--timeout", field: bind(func(p *Point) *time.Duration { return &p.Timeout })},
-	{name: "chunk", def: "1MiB", read: readSize,
+	{name: "chunk", def: "auto", read: readChunk,
 		flag: "--chunk", field: bind(func(p *Point) *uint64 { return &p.Chunk })},
 	{name: "window", def: int64(16), read: readInt(1, 4096),
 		flag: "--window", field: bind(func(p *Point) *int { return &p.Window })},
@@ -104,6 +104,15 @@ func readSlots(raw any) (any, error) {
 		return nil, lineerr.Mark(ErrValue, "%d is not a power of two: want 1, 2, 4, 8, 16, 32 or 64", n)
 	}
 	return v, nil
+}
+
+// readChunk reads chunk: a size, or "auto" (0 here), which Points
+// resolves per point to its benchmark's default (benchmarks.DefaultChunk).
+func readChunk(raw any) (any, error) {
+	if raw == "auto" {
+		return uint64(0), nil
+	}
+	return readSize(raw)
 }
 
 // nonEmpty accepts any string but the empty one.

@@ -18,7 +18,7 @@
 #SBATCH --exclude=node[01-03]
 # efaxx job 1 of 1: sweep extra (sha256 0714f4f7a275), session 20261122-120000-abcd1234
 # allocation: nodes=1 ranks=2; one srun step per point:
-#   step 0: point 0, write (3e2f15f400b80198)
+#   step 0: point 0, write (bac8436f26eaefe6)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -62,14 +62,14 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p000-3e2f15f400b80198
-efaxx_step /shared/efaxx-runs/extra/20261122-120000-abcd1234/000-3e2f15f400b80198 srun \
-	--job-name=p000-3e2f15f400b80198 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=none \
+# step 0: p000-bac8436f26eaefe6
+efaxx_step /shared/efaxx-runs/extra/20261122-120000-abcd1234/000-bac8436f26eaefe6 srun \
+	--job-name=p000-bac8436f26eaefe6 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=none \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/extra/20261122-120000-abcd1234/000-3e2f15f400b80198/step-%J.out \
+	--output=/shared/efaxx-runs/extra/20261122-120000-abcd1234/000-bac8436f26eaefe6/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark write --provider tcp --sizes 1048576 \
-	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 \
+	--iterations 100 --warmup 10 --timeout 60s --chunk 8388608 --window 16 --slots 64 --rails 1 \
 	--strategy single --nic auto --pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/extra/20261122-120000-abcd1234/000-3e2f15f400b80198
+	--out /shared/efaxx-runs/extra/20261122-120000-abcd1234/000-bac8436f26eaefe6
 
 exit "$efaxx_failed"

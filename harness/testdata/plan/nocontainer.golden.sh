@@ -11,7 +11,7 @@
 # efaxx job 1 of 1: sweep plain (sha256 117aa99e9252), session 20261122-120000-abcd1234
 # allocation: nodes=1 ranks=2; one srun step per point:
 #   step 0: point 0, sendrecv (92087ab5578e5dae)
-#   step 1: point 1, write (05c0a79bd7670a0c)
+#   step 1: point 1, write (1bf159c281c8a4de)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -66,15 +66,15 @@ efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5da
 	--memory host --link-gbps 0 \
 	--out /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5dae
 
-# step 1: p001-05c0a79bd7670a0c
-efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/001-05c0a79bd7670a0c srun \
-	--job-name=p001-05c0a79bd7670a0c --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmix \
+# step 1: p001-1bf159c281c8a4de
+efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/001-1bf159c281c8a4de srun \
+	--job-name=p001-1bf159c281c8a4de --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmix \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/plain/20261122-120000-abcd1234/001-05c0a79bd7670a0c/step-%J.out \
+	--output=/shared/efaxx-runs/plain/20261122-120000-abcd1234/001-1bf159c281c8a4de/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark write --provider tcp \
 	--sizes 4096,16384,65536,262144,1048576,4194304,16777216,67108864 --iterations 20 --warmup 2 \
-	--timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 --strategy single --nic nic0 \
+	--timeout 60s --chunk 8388608 --window 16 --slots 64 --rails 1 --strategy single --nic nic0 \
 	--pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/plain/20261122-120000-abcd1234/001-05c0a79bd7670a0c
+	--out /shared/efaxx-runs/plain/20261122-120000-abcd1234/001-1bf159c281c8a4de
 
 exit "$efaxx_failed"

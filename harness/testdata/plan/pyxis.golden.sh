@@ -12,7 +12,7 @@
 #SBATCH --exclusive
 # efaxx job 1 of 1: sweep pyxis (sha256 3aee6316bb59), session 20261122-120000-abcd1234
 # allocation: nodes=2 ranks=16; one srun step per point:
-#   step 0: point 0, write (17688e172cd991bd)
+#   step 0: point 0, write (58e079b663492c5d)
 #
 # Written by efaxx. Each step runs in the background so that a signal from
 # Slurm (scancel, the time limit) is handled at once; the traps record how
@@ -56,11 +56,11 @@ efaxx_step() {
 
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
-# step 0: p000-17688e172cd991bd
-efaxx_step /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991bd srun \
-	--job-name=p000-17688e172cd991bd --nodes=2 --ntasks=16 --ntasks-per-node=8 --mpi=pmix \
+# step 0: p000-58e079b663492c5d
+efaxx_step /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-58e079b663492c5d srun \
+	--job-name=p000-58e079b663492c5d --nodes=2 --ntasks=16 --ntasks-per-node=8 --mpi=pmix \
 	--kill-on-bad-exit=1 \
-	--output=/shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991bd/step-%J.out \
+	--output=/shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-58e079b663492c5d/step-%J.out \
 	--container-image='nvcr.io#nvidia/efaxx:0.1' \
 	--container-name=efaxx_a13be639_"${SLURM_JOB_ID}" \
 	--container-mounts=/shared/efaxx-runs/pyxis/20261122-120000-abcd1234:/shared/efaxx-runs/pyxis/20261122-120000-abcd1234,/fsx:/fsx,/opt/amazon/efa:/opt/amazon/efa:ro \
@@ -70,8 +70,8 @@ efaxx_step /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991b
 	EFAXX_IMAGE_ENV=FI_EFA_USE_DEVICE_RDMA,FI_PROVIDER FI_EFA_USE_DEVICE_RDMA=1 FI_PROVIDER=efa \
 	/usr/local/bin/efaxx-runner --benchmark write --provider efa \
 	--sizes 1048576,4194304,16777216,67108864,268435456,1073741824 --iterations 100 --warmup 10 \
-	--timeout 60s --chunk 1048576 --window 16 --slots 64 --rails 1 --strategy single --nic auto \
+	--timeout 60s --chunk 8388608 --window 16 --slots 64 --rails 1 --strategy single --nic auto \
 	--pin numa --memory host --link-gbps 0 \
-	--out /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-17688e172cd991bd
+	--out /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-58e079b663492c5d
 
 exit "$efaxx_failed"
