@@ -64,6 +64,25 @@ type table struct {
 // stay apart for seconds to tens of seconds at a time here.
 const retakes = 3
 
+// take measures c once, with the readings of the cores around it: its
+// own where it reads them, else the table's.
+func (c *cell) take(cs cores) (v, o float64, around [2]float64, err error) {
+	if c.around != nil {
+		if v, o, err = c.do(); err == nil {
+			around = c.around()
+		}
+		return v, o, around, err
+	}
+	if around[0], err = cs.read(); err != nil {
+		return 0, 0, around, err
+	}
+	if v, o, err = c.do(); err != nil {
+		return 0, 0, around, err
+	}
+	around[1], err = cs.read()
+	return v, o, around, err
+}
+
 // measure runs one round of every cell of t, each between two readings
 // of the ranks' cores, and takes one again while they read apart from
 // least, the least reading so far (0: none yet). It returns the least
@@ -79,16 +98,7 @@ func (t *table) measure(cs cores, least float64) (float64, int, error) {
 			var v, o float64
 			for try := 0; ; try++ {
 				var err error
-				if c.around != nil {
-					if v, o, err = c.do(); err == nil {
-						around = c.around()
-					}
-				} else if around[0], err = cs.read(); err == nil {
-					if v, o, err = c.do(); err == nil {
-						around[1], err = cs.read()
-					}
-				}
-				if err != nil {
+				if v, o, around, err = c.take(cs); err != nil {
 					return 0, 0, fmt.Errorf("%s, %s: %w", r.label, t.cols[i], err)
 				}
 				for _, a := range around {
