@@ -19,7 +19,7 @@
 //	timeout    = "60s"                # > 0, <= 24h; bounds every wait (60s)
 //	chunk      = "1MiB"               # bytes per fabric operation (1MiB)
 //	window     = 16                   # operations in flight per rail, 1..4096 (16)
-//	slots      = 64                   # most iterations in flight at a target, 1..64, a power of two (64)
+//	slots      = 64                   # most target buffers per sender, 1..64, a power of two (64)
 //	rails      = 4                    # endpoints per rank, one per NIC, 1..16 (1)
 //	strategy   = "split"              # single | split | round-robin | per-op | adaptive (single)
 //	nics       = "nic*"               # NICs: names, a pattern, or auto (auto)

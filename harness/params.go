@@ -93,8 +93,8 @@ var params = []*param{
 // (GPU memory; needs a provider with FI_HMEM, checked where it runs).
 func memoryKind(s string) error { return oneOf("memory", "host", "pinned", "device")(s) }
 
-// readSlots reads slots: how many iterations a writer may run ahead of the
-// target's verification, a power of two up to 64 (the runner's limit).
+// readSlots reads slots: the most buffers a target cuts for one sender's
+// iterations, a power of two up to 64 (the runner's limit).
 func readSlots(raw any) (any, error) {
 	v, err := readInt(1, 64)(raw)
 	if err != nil {

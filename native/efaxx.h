@@ -43,7 +43,7 @@ typedef struct efx_config {
 	uint64_t max_size;     /* largest message size; buffers are sized for it */
 	uint64_t chunk;        /* bytes per fabric operation */
 	uint32_t window;       /* operations in flight per rail */
-	uint32_t slots;        /* iterations a writer may run ahead of the target's verification, a power of two; 0: EFX_MAX_SLOTS */
+	uint32_t slots;        /* most target slots per sender (write may keep more iterations in flight), a power of two; 0: EFX_MAX_SLOTS */
 	uint64_t iterations;   /* timed iterations per size and peer (when duration_ns is 0) */
 	int64_t duration_ns;   /* > 0: each size's timed iterations fill about this long, chosen after the warm-up (sendrecv, write, all2all) */
 	uint64_t warmup;       /* untimed iterations before them */

@@ -231,7 +231,7 @@ struct efx_ctx {
 	uint64_t *landed; /* world: iterations each rank has acknowledged as landed (at least acked) */
 
 	uint32_t nslots;   /* slots per region at the current size */
-	uint64_t *wr_count; /* regions x EFX_MAX_SLOTS: writes landed */
+	uint64_t *wr_count; /* regions x EFX_MAX_SLOTS: writes landed, by iteration mod EFX_MAX_SLOTS */
 	uint32_t *wr_tag;   /* their iteration tag */
 
 	int64_t last_progress; /* ns; a wait fails when nothing happens for timeout */
@@ -298,6 +298,7 @@ struct efx_loop {
 	bool all;        /* every rank runs this loop at once (efx_loop_agree broadcasts) */
 	uint8_t *src;   /* stamps: this iteration's source, stamped, which the corruption hook damages */
 	int64_t landed; /* lands: set by an iteration that goes on after its arrival (a reply) to the arrival's time; else its end counts */
+	uint32_t ahead; /* write: iterations the writer keeps in flight, beyond the target's slots when more (0: its slots) */
 };
 
 /* A pairwise benchmark's measurement of one size against peer: it fills
@@ -368,6 +369,8 @@ void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender);
 void efx_corrupt(uint8_t *buf, size_t len);
 uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
+int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, int nseeds, int sender, bool full,
+		  char *err);
 
 /* loop.c: the timed loop and the pairings every benchmark runs */
 int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s);

@@ -160,7 +160,7 @@ static void on_remote_write(efx_ctx *c, uint64_t data)
 {
 	uint32_t tag = EFX_DATA_TAG(data);
 	int sender = EFX_DATA_SENDER(data);
-	size_t i = (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (tag & (c->nslots - 1));
+	size_t i = (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (tag & (EFX_MAX_SLOTS - 1));
 	c->wr_count[i]++;
 	c->wr_tag[i] = tag;
 }
@@ -386,18 +386,21 @@ int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n)
 }
 
 /* efx_wait_landed waits until the n writes of sender's iteration it have
- * landed in their slot, checks they were that iteration's, and frees the slot. */
+ * landed, checks they were that iteration's, and frees its count. Counts go
+ * by iteration, not slot (a writer may run up to EFX_MAX_SLOTS iterations
+ * ahead of the acks, past its slots): each op's CQ data names its
+ * iteration. */
 int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it)
 {
-	size_t i = (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (it & (c->nslots - 1));
+	size_t i = (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (it & (EFX_MAX_SLOTS - 1));
 	while (c->wr_count[i] < n)
 		if (efx_progress(c) < 0 || efx_stalled(c, "remote writes to land"))
 			return -1;
 	if (c->wr_count[i] != n || c->wr_tag[i] != (uint32_t)(it & 0xffff))
 		return efx_fail_at(c->err,
-				   "iteration %llu from rank %d: %llu writes tagged %u landed in slot %zu, want %llu tagged %u",
+				   "iteration %llu from rank %d: %llu writes tagged %u landed, want %llu tagged %u",
 				   (unsigned long long)it, sender, (unsigned long long)c->wr_count[i], c->wr_tag[i],
-				   i % EFX_MAX_SLOTS, (unsigned long long)n, (uint32_t)(it & 0xffff));
+				   (unsigned long long)n, (uint32_t)(it & 0xffff));
 	c->wr_count[i] = 0;
 	return 0;
 }

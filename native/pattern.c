@@ -136,51 +136,87 @@ static int check_base(const uint8_t *buf, size_t a, size_t b, size_t len, int se
 	return 0;
 }
 
-/* check_small rebuilds a short chunk exactly (stamps may overlap) and compares it. */
-static int check_small(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, uint64_t seed,
-		       int sender, char *err)
+/* small_want rebuilds a short chunk as the iteration with seed writes it. */
+static void small_want(uint8_t *want, size_t off, size_t clen, size_t ci, uint64_t seed, int sender)
 {
-	uint8_t want[64];
 	for (size_t i = 0; i < clen;) { /* a word of the pattern at a time: the check of a small message is on its round trip */
 		uint64_t v = base_word((off + i) / 8, sender);
 		for (size_t b = (off + i) % 8; b < 8 && i < clen; b++, i++)
 			want[i] = (uint8_t)(v >> (8 * b));
 	}
 	stamp_chunk(want, clen, ci, seed, sender);
-	for (size_t i = 0; i < clen; i++)
-		if (buf[off + i] != want[i])
-			return mismatch(buf, off + i, len, want[i], sender, err);
-	return 0;
 }
 
-static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, uint64_t seed,
-		       int sender, bool full, char *err)
+/* check_small compares a short chunk (stamps may overlap) with each seed's
+ * rebuild: it must be one of them, whole. */
+static int check_small(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, const uint64_t *seeds,
+		       int nseeds, int sender, char *err)
+{
+	uint8_t want[64];
+	for (int s = nseeds - 1; s >= 0; s--) { /* the first seed last: its rebuild names the mismatch */
+		small_want(want, off, clen, ci, seeds[s], sender);
+		if (memcmp(buf + off, want, clen) == 0)
+			return 0;
+	}
+	size_t i = 0;
+	while (buf[off + i] == want[i])
+		i++;
+	return mismatch(buf, off + i, len, want[i], sender, err);
+}
+
+/* stamp_in reports whether the 8 bytes at p hold stamp k of op ci under one of the seeds. */
+static bool stamp_in(const uint8_t *p, size_t ci, int k, const uint64_t *seeds, int nseeds, int sender)
+{
+	uint64_t got;
+	memcpy(&got, p, 8);
+	for (int s = 0; s < nseeds; s++)
+		if (got == stamp_value(seeds[s], ci, k, sender))
+			return true;
+	return false;
+}
+
+static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, const uint64_t *seeds,
+		       int nseeds, int sender, bool full, char *err)
 {
 	if (clen <= 64)
-		return check_small(buf, off, clen, len, ci, seed, sender, err);
+		return check_small(buf, off, clen, len, ci, seeds, nseeds, sender, err);
 	size_t pos[3];
 	int n = stamps(clen, pos);
 	size_t from = off;
 	for (int k = 0; k < n; k++) {
-		uint64_t v = stamp_value(seed, ci, k, sender);
-		const uint8_t *want = (const uint8_t *)&v;
 		size_t at = off + pos[k];
 		if (full && check_base(buf, from, at, len, sender, err))
 			return -1;
-		for (size_t j = 0; j < 8; j++)
-			if (buf[at + j] != want[j])
-				return mismatch(buf, at + j, len, want[j], sender, err);
+		if (!stamp_in(buf + at, ci, k, seeds, nseeds, sender)) {
+			uint64_t v = stamp_value(seeds[0], ci, k, sender);
+			const uint8_t *want = (const uint8_t *)&v;
+			size_t j = 0;
+			while (j < 7 && buf[at + j] == want[j])
+				j++;
+			return mismatch(buf, at + j, len, want[j], sender, err);
+		}
 		from = at + 8;
 	}
 	return full ? check_base(buf, from, off + clen, len, sender, err) : 0;
 }
 
-int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err)
+/* efx_check_any checks buf against plan p, where each op may hold what any
+ * of the nseeds iterations wrote (later writes may have overwritten the
+ * first seed's): every stamp must be one of theirs, and with full every
+ * other byte the base pattern, which every iteration writes alike. A
+ * mismatch names the first seed's byte. */
+int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, int nseeds, int sender, bool full,
+		  char *err)
 {
 	for (uint64_t k = 0, off, clen; k < p->n; k++) {
 		efx_plan_op(p, k, &off, &clen);
-		if (check_chunk(buf, off, clen, p->size, k, seed, sender, full, err))
+		if (check_chunk(buf, off, clen, p->size, k, seeds, nseeds, sender, full, err))
 			return -1;
 	}
 	return 0;
+}
+
+int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err)
+{
+	return efx_check_any(buf, p, &seed, 1, sender, full, err);
 }

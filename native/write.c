@@ -9,13 +9,16 @@
  * learns from its own CQs when every op of an iteration has landed, on
  * whatever rail; it checks the stamps and acks. The target's buffer is cut
  * into slots (as many as fit, at most the slots parameter): iteration i
- * lands in slot i mod nslots, and the initiator waits for the ack of that
- * slot's last user first, so it never overwrites data that has not been
- * verified, while small messages still stream nslots deep. One slot is the
- * one reused buffer of osu_bw and fi_rma_bw.
+ * lands in slot i mod nslots.
  *
  * The initiator keeps iterations in flight (streamer, below): as many as
- * the slots of the size and its source slots allow.
+ * the size's slots would be unrestricted (write_ahead), whatever the slots
+ * parameter. With that many slots it never overwrites a slot the target
+ * has not checked. With fewer (one slot is the one reused buffer of osu_bw
+ * and fi_rma_bw) a later write may land on a slot before or while the
+ * target checks it; the target then accepts, stamp by stamp, the stamps of
+ * the iterations that may have landed there, and checks the last
+ * iteration, which nothing overwrites, exactly and in full.
  *
  * Timing: the initiator's timed phase ends when the target has
  * acknowledged the last iteration, landed and checked (bytes delivered, so
@@ -47,6 +50,30 @@ int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 			return -1;
 	return 0;
 }
+
+/* write_ahead is how many iterations rank 0 keeps in flight at size to n
+ * streams: the slots the size would get unrestricted (efx_slots_for), at
+ * most a share of the ring of n-stream entries. Where that is more than
+ * the size's slots, later writes land on slots not yet checked, which
+ * needs every rail to place overlapping writes in order (max_order_waw_size
+ * of an op at least: tcp does, shm and efa do not promise it) and host
+ * memory (the GPU checks one iteration's stamps); without them it is 0:
+ * the writer keeps to its slots. Both ends compute it. */
+static uint32_t write_ahead(const efx_ctx *c, const efx_writer *w, uint64_t size, uint32_t n)
+{
+	uint64_t op = c->cfg.chunk && c->cfg.chunk < size ? c->cfg.chunk : size;
+	for (uint32_t j = 0; j < c->nrails; j++)
+		if (c->rail[j].fi->ep_attr->max_order_waw_size < op)
+			return 0;
+	if (c->cfg.memory == EFX_MEMORY_DEVICE)
+		return 0;
+	uint32_t a = efx_slots_for(c, size, EFX_MAX_SLOTS), pool = w->npool / n;
+	return a < pool ? a : pool;
+}
+
+/* reach is how far the writer runs ahead of the target's acks: its slots,
+ * or the iterations it keeps in flight when more. */
+static uint32_t reach(const efx_loop *l) { return l->ahead > l->c->nslots ? l->ahead : l->c->nslots; }
 
 static int write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
 {
@@ -101,11 +128,10 @@ const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiato
 
 /*
  * The write benchmark's own initiator keeps iterations in flight: up to
- * depth of them, each from its own source slot into its own target slot,
- * as many as the slots of the size allow (efx_slots_for), their ops filling
- * the rails' windows oldest first. An iteration may start once the one
- * depth before it has completed locally (its source slot is free) and the
- * target has verified the last user of its target slot. Its time runs from
+ * depth of them (write_ahead), each from its own source slot, their ops
+ * filling the rails' windows oldest first. An iteration may start once the
+ * one depth before it has completed locally (its source slot is free) and
+ * the target has verified the one reach before it. Its time runs from
  * its start, or the previous iteration's end if that came later, to the
  * local completion of its last op (seen in order): the time it had the
  * rails to itself, a buffer's time as when one is in flight, not its wait
@@ -142,14 +168,22 @@ static void retire(efx_ctx *c, efx_writer *w)
 	w->ended = now;
 }
 
-/* pump posts what the windows allow of the iterations in flight, oldest
- * first, reads the CQs once and retires what completed. Hot loop. */
-static int pump(efx_ctx *c, efx_writer *w, const char *what)
+/* fill posts what the windows allow of the iterations in flight, oldest
+ * first: an op never passes an earlier iteration's, which may write the
+ * same slot. */
+static int fill(efx_ctx *c, efx_writer *w)
 {
 	for (uint64_t it = w->tail; it < w->head; it++)
 		if (efx_xfer_fill(c, flight(w, it, NULL)))
 			return -1;
-	if (efx_progress(c) < 0 || efx_stalled(c, what))
+	return 0;
+}
+
+/* pump posts what it can (fill), reads the CQs once and retires what
+ * completed. Hot loop. */
+static int pump(efx_ctx *c, efx_writer *w, const char *what)
+{
+	if (fill(c, w) || efx_progress(c) < 0 || efx_stalled(c, what))
 		return -1;
 	retire(c, w);
 	return 0;
@@ -181,7 +215,7 @@ static int stream_start(efx_loop *l)
 	efx_writer *w = l->state;
 	if (initiator_start(l))
 		return -1;
-	uint32_t depth = c->nslots; /* npool holds a ring of at least one iteration */
+	uint32_t depth = reach(l); /* npool holds a ring of at least one iteration */
 	if (depth > w->npool / w->n)
 		depth = w->npool / w->n;
 	if (efx_set_src(c, l->size, depth))
@@ -201,12 +235,12 @@ static int stream_sync(efx_loop *l, uint64_t it)
 }
 
 /* stream_ready waits until iteration it may start: the one depth before
- * it completed, and its target slot's last user verified. */
+ * it completed, and the one reach before it verified. */
 static int stream_ready(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	efx_writer *w = l->state;
-	uint64_t need = it >= c->nslots ? it - c->nslots + 1 : 0;
+	uint64_t need = it >= reach(l) ? it - reach(l) + 1 : 0;
 	while (w->head - w->tail >= w->depth || !acked(c, w, need, false))
 		if (pump(c, w, w->head - w->tail >= w->depth ? "write completions" : "the target's acknowledgement"))
 			return -1;
@@ -232,7 +266,7 @@ static int stream_iteration(efx_loop *l, uint64_t it)
 	efx_xfer_start(c, x);
 	w->started[it % w->depth] = efx_now();
 	w->head = it + 1;
-	if (efx_xfer_fill(c, x))
+	if (fill(c, w))
 		return -1;
 	if (it + 1 < l->total)
 		return 0;
@@ -257,7 +291,15 @@ static int target_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 0)
 
 static int target_iteration(efx_loop *l, uint64_t it) { return efx_wait_landed(l->c, 0, l->plan.n, it); }
 
-/* target_verify checks iteration it in its slot and acks it when due. */
+/* Reading a slot that a later write may be landing on (shm, a NIC's DMA)
+ * can catch a stamp half-written: it is read again, for this long, before
+ * it counts as wrong. */
+#define EFX_REREAD_NS 100000000LL
+
+/* target_verify checks iteration it in its slot and acks it when due. The
+ * writer has not started an iteration reach or more past the last ack,
+ * which came before this check: the slot holds it, or one of the later
+ * iterations that land there before it. */
 static int target_verify(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
@@ -266,9 +308,16 @@ static int target_verify(efx_loop *l, uint64_t it)
 	bool last = it == l->total - 1, full = it == 0 || last;
 	if (last && efx_send_ack(c, 0, it + 1, true)) /* landed: the writer's clock stops, not waiting for the full check */
 		return -1;
-	if (efx_mem_check(c, buf, &l->plan, efx_seed(l->size, 0, it), 0, full))
+	uint64_t seeds[EFX_MAX_SLOTS];
+	int n = 0;
+	for (uint64_t j = it; j < l->total && j < it + reach(l); j += c->nslots)
+		seeds[n++] = efx_seed(l->size, 0, j);
+	if (n == 1 && efx_mem_check(c, buf, &l->plan, seeds[0], 0, full))
 		return -1;
-	uint64_t ack_every = c->nslots > 4 ? c->nslots / 4 : 1; /* fewer acks, the same guarantee */
+	for (int64_t until = efx_now() + EFX_REREAD_NS; n > 1 && efx_check_any(buf, &l->plan, seeds, n, 0, full, c->err);)
+		if (efx_now() > until || efx_progress(c) < 0)
+			return -1;
+	uint64_t ack_every = reach(l) > 4 ? reach(l) / 4 : 1; /* fewer acks, the same guarantee */
 	bool ack = (it + 1) % ack_every == 0 || it + 1 == l->warmup || it + 1 == l->total;
 	return ack ? efx_send_ack(c, 0, it + 1, false) : 0;
 }
@@ -287,7 +336,7 @@ const efx_side efx_write_target = {.start = target_start, .sync = target_sync, .
 static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 {
 	efx_writer *w = state;
-	efx_loop l = {.c = c, .state = w, .size = size, .peer = peer};
+	efx_loop l = {.c = c, .state = w, .size = size, .peer = peer, .ahead = write_ahead(c, w, size, 1)};
 	if (c->info->rank != 0)
 		return efx_loop_run(&efx_write_target, &l, s) ? -1 : 1;
 	w->streams[0] = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
@@ -298,7 +347,8 @@ static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 /* all_at_once is round-robin: rank 0 writes to every peer together. */
 static int all_at_once(efx_ctx *c, efx_writer *w, uint64_t size, efx_sample *s)
 {
-	efx_loop l = {.c = c, .state = w, .size = size, .peer = 0, .all = true};
+	efx_loop l = {.c = c, .state = w, .size = size, .peer = 0, .all = true,
+		      .ahead = write_ahead(c, w, size, (uint32_t)c->info->world - 1)};
 	if (c->info->rank != 0) {
 		s->peer = 0;
 		s->role = EFX_ROLE_TARGET;

@@ -169,7 +169,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail")
-	fs.IntVar(&o.cfg.Slots, "slots", 64, "iterations a writer may run ahead of the target's verification: a power of two, 1..64 (1: one buffer, reused)")
+	fs.IntVar(&o.cfg.Slots, "slots", 64, "a target's buffers for one sender's iterations (write, all2all, proxy): a power of two, 1..64 (1: one buffer, reused)")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
 	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
 	launch := fs.String("launch", "auto", "ipc, ipc-all2all: copy kernel GRIDxBLOCK, or auto (every SM full; all2all shares it among the copies at once)")

@@ -1,0 +1,46 @@
+//go:build cgo
+
+package native
+
+/*
+#include <stdlib.h>
+#include "efx.h"
+*/
+import "C"
+
+import "errors"
+
+// The payload pattern of pattern.c, seen from Go: its tests' view of what
+// a writer puts in a slot and what a target accepts there.
+
+// stamped returns size bytes of rank 0's payload cut into ops of chunk,
+// as the iteration it writes them.
+func stamped(size, chunk, it uint64) []byte {
+	buf := C.malloc(C.size_t(size))
+	defer C.free(buf)
+	var p C.efx_plan
+	C.efx_plan_init(&p, C.uint64_t(size), C.uint64_t(chunk), 1)
+	C.efx_fill((*C.uint8_t)(buf), C.size_t(size), 0)
+	C.efx_stamp((*C.uint8_t)(buf), &p, C.efx_seed(C.uint64_t(size), 0, C.uint64_t(it)), 0)
+	return C.GoBytes(buf, C.int(size))
+}
+
+// checkSlot is the target's check of slot, rank 0's payload of len(slot)
+// bytes cut into ops of chunk, which any of the iterations its may have
+// written last (each op its own): nil, or the mismatch it reports.
+func checkSlot(slot []byte, chunk uint64, its []uint64, full bool) error {
+	size := C.uint64_t(len(slot))
+	seeds := make([]C.uint64_t, len(its))
+	for i, it := range its {
+		seeds[i] = C.efx_seed(size, 0, C.uint64_t(it))
+	}
+	buf := C.CBytes(slot)
+	defer C.free(buf)
+	var p C.efx_plan
+	C.efx_plan_init(&p, size, C.uint64_t(chunk), 1)
+	var msg [C.EFX_ERRLEN]C.char
+	if C.efx_check_any((*C.uint8_t)(buf), &p, &seeds[0], C.int(len(seeds)), 0, C.bool(full), &msg[0]) != 0 {
+		return errors.New(C.GoString(&msg[0]))
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+//go:build cgo
+
+package native
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckSlot holds the target's check of a slot that later writes may
+// have overwritten (a writer with fewer slots than iterations in flight):
+// each op may hold any of the iterations that can have landed there last,
+// each stamp on its own, and nothing else.
+func TestCheckSlot(t *testing.T) {
+	const it = 40
+	for _, c := range []struct{ size, chunk uint64 }{{300001, 65536}, {65536, 65536}, {40, 40}, {200, 64}} {
+		ops := (c.size + c.chunk - 1) / c.chunk
+		// mixed holds op k as iteration it+1 wrote it for k < cut, it after.
+		mixed := func(cut uint64) []byte {
+			slot := stamped(c.size, c.chunk, it)
+			later := stamped(c.size, c.chunk, it+1)
+			copy(slot[:min(cut*c.chunk, c.size)], later)
+			return slot
+		}
+		ok := []struct {
+			name string
+			slot []byte
+			its  []uint64
+		}{
+			{"its own", stamped(c.size, c.chunk, it), []uint64{it}},
+			{"its own, later ones possible", stamped(c.size, c.chunk, it), []uint64{it, it + 1, it + 2}},
+			{"a later one's", stamped(c.size, c.chunk, it+2), []uint64{it, it + 1, it + 2}},
+			{"a later one's first ops", mixed(ops / 2), []uint64{it, it + 1}},
+		}
+		for _, k := range ok {
+			for _, full := range []bool{false, true} {
+				if err := checkSlot(k.slot, c.chunk, k.its, full); err != nil {
+					t.Errorf("size %d chunk %d, %s, iterations %v, full %v: %v", c.size, c.chunk, k.name, k.its, full, err)
+				}
+			}
+		}
+		torn := stamped(c.size, c.chunk, it)
+		copy(torn[:4], stamped(c.size, c.chunk, it+1)[:4]) // half of op 0's first stamp
+		base := stamped(c.size, c.chunk, it+1)
+		base[c.size/3] ^= 0x5a // off the stamps in ops over 64 bytes
+		bad := []struct {
+			name string
+			slot []byte
+			its  []uint64
+			full bool
+		}{
+			{"a later one's, none possible", stamped(c.size, c.chunk, it+1), []uint64{it}, false},
+			{"one not possible", stamped(c.size, c.chunk, it+3), []uint64{it, it + 1, it + 2}, false},
+			{"an earlier one's", stamped(c.size, c.chunk, it-1), []uint64{it, it + 1}, false},
+			{"a later one's first ops, none possible", mixed(1), []uint64{it}, false},
+			{"a stamp half written", torn, []uint64{it, it + 1}, false},
+			{"a wrong byte", base, []uint64{it, it + 1}, true},
+		}
+		for _, k := range bad {
+			err := checkSlot(k.slot, c.chunk, k.its, k.full)
+			if err == nil || !strings.Contains(err.Error(), "payload mismatch") {
+				t.Errorf("size %d chunk %d, %s, iterations %v: %v, want a payload mismatch", c.size, c.chunk, k.name, k.its, err)
+			}
+		}
+	}
+}
