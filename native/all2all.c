@@ -35,7 +35,7 @@ static int start(efx_loop *l)
 	efx_ctx *c = l->c;
 	all2all *a = l->state;
 	int me = c->info->rank;
-	efx_set_slots(c, l->size);
+	efx_set_slots(c, l->size, 2);
 	a->n = 0;
 	for (int q = 0; q < c->info->world; q++) {
 		c->acked[q] = c->landed[q] = 0;

@@ -24,8 +24,8 @@
 #define EFX_HUGE_PAGE (2u << 20) /* transparent huge page size on x86-64 and most arm64 */
 #define EFX_IDLE_CHECK 64        /* empty CQ reads between clock reads: an empty read costs about 0.1 us here, a clock read 0.04 */
 /* Bytes of target slots (and of a writer's source slots) a size may use:
- * as many slots as fit, at least 2 (each buffer is at least this big, and
- * holds 2 of the largest size). The number depends on the size alone, so a
+ * as many slots as fit, at least 1 (write) or 2 (all2all, the proxy; each
+ * buffer is at least this big, and holds 2 of the largest size). The number depends on the size alone, so a
  * size measures the same in a sweep as alone. 2 MiB streams 64 KiB writes
  * 32 deep and keeps both working sets in a core's cache: with 8 MiB, shm's
  * copies of 64 KiB to 1 MiB fell to half of fi_rma_bw's, which writes into
@@ -299,6 +299,7 @@ struct efx_loop {
 	uint8_t *src;   /* stamps: this iteration's source, stamped, which the corruption hook damages */
 	int64_t landed; /* lands: set by an iteration that goes on after its arrival (a reply) to the arrival's time; else its end counts */
 	uint32_t ahead; /* write: iterations the writer keeps in flight, beyond the target's slots when more (0: its slots) */
+	uint32_t least; /* the fewest target slots a size gets: write 1, all2all and the proxy 2 (0) */
 };
 
 /* A pairwise benchmark's measurement of one size against peer: it fills
@@ -344,8 +345,8 @@ int efx_post(efx_ctx *c, efx_op *op);
 int efx_post_acks(efx_ctx *c);
 int efx_send_ack(efx_ctx *c, int peer, uint64_t value, bool landed);
 int efx_wait_acks(efx_ctx *c, int peer, uint64_t n);
-void efx_set_slots(efx_ctx *c, uint64_t size);
-uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most);
+void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least);
+uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most, uint32_t least);
 int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n);
 int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it);
 

@@ -330,14 +330,14 @@ int efx_wait_acks(efx_ctx *c, int peer, uint64_t n)
 
 /* efx_slots_for is how many slots of size a writer may use, a power of two
  * (a 16-bit tag names the slot) up to most: as many as EFX_SLOT_BYTES
- * holds, at least 2, never more than a region holds. The count depends on
- * the size, not on the sweep's largest size. */
-uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most)
+ * holds, at least least (1 or 2), never more than a region holds. The
+ * count depends on the size, not on the sweep's largest size. */
+uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most, uint32_t least)
 {
 	uint64_t stride = efx_stride(size);
 	uint64_t fit = EFX_SLOT_BYTES / stride;
-	if (fit < 2)
-		fit = 2;
+	if (fit < least)
+		fit = least;
 	if (fit > c->region_len / stride)
 		fit = c->region_len / stride;
 	uint32_t n = 1;
@@ -347,13 +347,13 @@ uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most)
 }
 
 /* efx_set_slots cuts each dst region into the slots of size (efx_slots_for,
- * up to the slots asked for). Rotating slots let a writer stream without
- * waiting for each verification; one slot reuses one buffer, as osu_bw and
- * fi_rma_bw do, and costs an ack round trip per iteration. */
-void efx_set_slots(efx_ctx *c, uint64_t size)
+ * up to the slots asked for, at least least). Rotating slots let a writer
+ * stream without waiting for each verification; one slot reuses one
+ * buffer, as osu_bw and fi_rma_bw do. */
+void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least)
 {
 	uint32_t most = c->cfg.slots && c->cfg.slots < EFX_MAX_SLOTS ? c->cfg.slots : EFX_MAX_SLOTS;
-	c->nslots = efx_slots_for(c, size, most);
+	c->nslots = efx_slots_for(c, size, most, least);
 	memset(c->wr_count, 0, (size_t)c->regions * EFX_MAX_SLOTS * sizeof *c->wr_count);
 }
 

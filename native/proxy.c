@@ -123,7 +123,7 @@ static int gpu(efx_ctx *c, proxy *p, uint64_t size, int peer, efx_sample *out)
 	uint64_t w = c->cfg.warmup, n = c->cfg.iterations;
 	efx_plan pl;
 	efx_plan_for(c, &pl, size);
-	efx_set_slots(c, size);
+	efx_set_slots(c, size, 2);
 	efx_stream *s = &p->stream;
 	*s = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
 	c->acked[peer] = c->landed[peer] = 0;

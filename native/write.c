@@ -8,17 +8,22 @@
  * Each op carries the sender and iteration as remote CQ data, so a target
  * learns from its own CQs when every op of an iteration has landed, on
  * whatever rail; it checks the stamps and acks. The target's buffer is cut
- * into slots (as many as fit, at most the slots parameter): iteration i
- * lands in slot i mod nslots.
+ * into slots (as many as EFX_SLOT_BYTES holds, at least 1 (write_least),
+ * at most the slots parameter): iteration i lands in slot i mod nslots. A
+ * size over half of EFX_SLOT_BYTES gets one slot, and one source slot
+ * where it cannot run ahead (below): two of each touched twice the
+ * memory, which at 8 MiB filled this VM's L3 and cost shm 15-20% and tcp
+ * 5-10%.
  *
  * The initiator keeps iterations in flight (streamer, below): as many as
- * the size's slots would be unrestricted (write_ahead), whatever the slots
- * parameter. With that many slots it never overwrites a slot the target
- * has not checked. With fewer (one slot is the one reused buffer of osu_bw
- * and fi_rma_bw) a later write may land on a slot before or while the
- * target checks it; the target then accepts, stamp by stamp, the stamps of
- * the iterations that may have landed there, and checks the last
- * iteration, which nothing overwrites, exactly and in full.
+ * the size's slots would be unrestricted, and at least 2 (write_ahead),
+ * whatever the slots parameter, where the rails allow. With that many
+ * slots it never overwrites a slot the target has not checked. With fewer
+ * (one slot is the one reused buffer of osu_bw and fi_rma_bw) a later
+ * write may land on a slot before or while the target checks it; the
+ * target then accepts, stamp by stamp, the stamps of the iterations that
+ * may have landed there, and checks the last iteration, which nothing
+ * overwrites, exactly and in full.
  *
  * Timing: the initiator's timed phase ends when the target has
  * acknowledged the last iteration, landed and checked (bytes delivered, so
@@ -53,7 +58,7 @@ int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 
 /* write_ahead is how many iterations rank 0 keeps in flight at size to n
  * streams: the slots the size would get unrestricted (efx_slots_for), at
- * most a share of the ring of n-stream entries. Where that is more than
+ * least 2, at most a share of the ring of n-stream entries. Where that is more than
  * the size's slots, later writes land on slots not yet checked, which
  * needs every rail to place overlapping writes in order (max_order_waw_size
  * of an op at least: tcp does, shm and efa do not promise it) and host
@@ -67,9 +72,14 @@ static uint32_t write_ahead(const efx_ctx *c, const efx_writer *w, uint64_t size
 			return 0;
 	if (c->cfg.memory == EFX_MEMORY_DEVICE)
 		return 0;
-	uint32_t a = efx_slots_for(c, size, EFX_MAX_SLOTS), pool = w->npool / n;
+	uint32_t a = efx_slots_for(c, size, EFX_MAX_SLOTS, 2), pool = w->npool / n;
 	return a < pool ? a : pool;
 }
+
+/* write_least is the fewest target slots a size gets: 1 (and the source
+ * 1 where the writer cannot run ahead), which keeps a large size's
+ * buffers to one of each. On GPU memory it stays 2, as measured there. */
+static uint32_t write_least(const efx_ctx *c) { return c->cfg.memory == EFX_MEMORY_DEVICE ? 2 : 1; }
 
 /* reach is how far the writer runs ahead of the target's acks: its slots,
  * or the iterations it keeps in flight when more. */
@@ -86,7 +96,7 @@ static int write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
 static int initiator_start(efx_loop *l)
 {
 	const efx_writer *w = l->state;
-	efx_set_slots(l->c, l->size);
+	efx_set_slots(l->c, l->size, l->least ? l->least : 2);
 	for (uint32_t i = 0; i < w->n; i++)
 		l->c->acked[w->streams[i].peer] = l->c->landed[w->streams[i].peer] = 0;
 	return 0;
@@ -283,7 +293,7 @@ static const efx_side streamer = {.start = stream_start, .sync = stream_sync, .r
 
 static int target_start(efx_loop *l)
 {
-	efx_set_slots(l->c, l->size);
+	efx_set_slots(l->c, l->size, l->least ? l->least : 2);
 	return 0;
 }
 
@@ -336,7 +346,8 @@ const efx_side efx_write_target = {.start = target_start, .sync = target_sync, .
 static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 {
 	efx_writer *w = state;
-	efx_loop l = {.c = c, .state = w, .size = size, .peer = peer, .ahead = write_ahead(c, w, size, 1)};
+	efx_loop l = {.c = c, .state = w, .size = size, .peer = peer, .ahead = write_ahead(c, w, size, 1),
+		      .least = write_least(c)};
 	if (c->info->rank != 0)
 		return efx_loop_run(&efx_write_target, &l, s) ? -1 : 1;
 	w->streams[0] = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
@@ -348,7 +359,7 @@ static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 static int all_at_once(efx_ctx *c, efx_writer *w, uint64_t size, efx_sample *s)
 {
 	efx_loop l = {.c = c, .state = w, .size = size, .peer = 0, .all = true,
-		      .ahead = write_ahead(c, w, size, (uint32_t)c->info->world - 1)};
+		      .ahead = write_ahead(c, w, size, (uint32_t)c->info->world - 1), .least = write_least(c)};
 	if (c->info->rank != 0) {
 		s->peer = 0;
 		s->role = EFX_ROLE_TARGET;
