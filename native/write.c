@@ -58,14 +58,20 @@ int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v)
 
 /* write_ahead is how many iterations rank 0 keeps in flight at size to n
  * streams: the slots the size would get unrestricted (efx_slots_for), at
- * least 2, at most a share of the ring of n-stream entries. Where that is more than
- * the size's slots, later writes land on slots not yet checked, which
- * needs every rail to place overlapping writes in order (max_order_waw_size
- * of an op at least: tcp does, shm and efa do not promise it) and host
- * memory (the GPU checks one iteration's stamps); without them it is 0:
- * the writer keeps to its slots. Both ends compute it. */
+ * least 2, at most a share of the ring of n-stream entries. Where that is
+ * more than the size's slots, later writes land on slots not yet checked,
+ * which needs them to land in the order they were posted: every rail
+ * places overlapping writes in order (max_order_waw_size of an op at
+ * least: tcp does, shm and efa do not promise it), and a byte goes on the
+ * same rail in every iteration (not adaptive over rails, which moves ops
+ * to the freest rail: on the testbed a later write passed an earlier one
+ * on a slow rail and the check failed); and host memory (the GPU checks
+ * one iteration's stamps). Without them it is 0: the writer keeps to its
+ * slots. Both ends compute it. */
 static uint32_t write_ahead(const efx_ctx *c, const efx_writer *w, uint64_t size, uint32_t n)
 {
+	if (c->cfg.strategy == EFX_ADAPTIVE && c->nrails > 1)
+		return 0;
 	uint64_t op = c->cfg.chunk && c->cfg.chunk < size ? c->cfg.chunk : size;
 	for (uint32_t j = 0; j < c->nrails; j++)
 		if (c->rail[j].fi->ep_attr->max_order_waw_size < op)

@@ -222,4 +222,11 @@ func TestTestbedRails(t *testing.T) {
 	if rb := adaptive.RailBytes; len(rb) != 4 || rb[3] >= rb[0] {
 		t.Errorf("adaptive rail bytes = %v, want the slow rail 3 to carry less than rail 0", rb)
 	}
+	// Adaptive moves a byte's op between rails from one iteration to the
+	// next, so a later write can pass an earlier one to the same place on
+	// the slow rail: it must keep to its slots (one at 4 MiB), never run
+	// ahead into one the target has not checked (which failed a check
+	// here, 4 MiB in 1 MiB ops, 8 in flight per rail).
+	srunWrite(t, env, 2, "adaptive", sum, "--sizes", "4194304", "--chunk", "1048576", "--window", "8",
+		"--iterations", "200", "--warmup", "5")
 }
