@@ -127,10 +127,9 @@ func testContainerDoctor(e *clusterEnv, image string) {
 // has ended; the same sweep without [container] runs on the hosts.
 func testContainerSweep(e *clusterEnv, c *slurmtest.Cluster, image string) {
 	t := e.t
-	session := e.submit(e.sweepIn("ctr", image, e.dir))
-	bare := e.submit(e.sweepIn("bare", "", ""))
-	e.watch(session, 0)
-	e.watch(bare, 0)
+	ctr, plain := e.sweepIn("ctr", image, e.dir), e.sweepIn("bare", "", "")
+	session, bare := e.submit(ctr), e.submit(plain)
+	session, bare = e.watchOK(session, ctr), e.watchOK(bare, plain)
 	digest := fileDigest(t, image)
 	for _, tt := range []struct {
 		session string
