@@ -153,8 +153,7 @@ func (t *table) print(least float64) {
 				line = append(line, "")
 				continue
 			}
-			v, kept := pairedRatio(n, d, least)
-			line = append(line, ratioCell(v, kept, len(n.vals), q.goal))
+			line = append(line, ratioCell(pairedRatios(n, d, least), len(n.vals), q.goal))
 		}
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
@@ -200,15 +199,19 @@ func cellMedian(c *cell, least float64) string {
 	return num(median(v))
 }
 
-// ratioCell shows a paired ratio and, when some rounds were left out, how
-// many it keeps.
-func ratioCell(q float64, kept, rounds int, goal string) string {
-	if kept == 0 {
+// ratioCell shows the median of a pair's per-round ratios q, their range
+// (a goal inside it is not told apart from the noise of the rounds) and,
+// when some rounds were left out, how many it keeps.
+func ratioCell(q []float64, rounds int, goal string) string {
+	if len(q) == 0 {
 		return "- (no round with the cores near)"
 	}
-	s := fmt.Sprintf("**%.2f**", q) + goal
-	if kept < rounds {
-		s += fmt.Sprintf(", %d of %d rounds", kept, rounds)
+	s := fmt.Sprintf("**%.2f**", median(q)) + goal
+	if len(q) > 1 {
+		s += fmt.Sprintf(", rounds %.2f–%.2f", slices.Min(q), slices.Max(q))
+	}
+	if len(q) < rounds {
+		s += fmt.Sprintf(", %d of %d rounds", len(q), rounds)
 	}
 	return s
 }
@@ -221,17 +224,16 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// pairedRatio is the median over rounds of num's value over den's, of
-// the rounds in which both were measured with the cores near; it returns
-// the ratio and how many rounds it kept.
-func pairedRatio(num, den *cell, least float64) (float64, int) {
+// pairedRatios are num's values over den's, round by round, of the rounds
+// in which both were measured with the cores near.
+func pairedRatios(num, den *cell, least float64) []float64 {
 	var q []float64
 	for i := range min(len(num.vals), len(den.vals)) {
 		if den.vals[i] > 0 && num.kept(i, least) && den.kept(i, least) {
 			q = append(q, num.vals[i]/den.vals[i])
 		}
 	}
-	return median(q), len(q)
+	return q
 }
 
 // agreement is the median over rounds of the number over its other side's,
