@@ -162,10 +162,12 @@ func ldflagsVar(flags, name string) string {
 
 // containerFailure explains, from a failed container step's launcher
 // log, why the container's ranks never ran: pyxis's own error (with the
-// enroot messages it printed), or an image without efaxx-runner. It
-// returns "" when the log shows neither.
+// enroot messages it printed), or an image without efaxx-runner. A task
+// whose pyxis was killed because another task failed first ("child N
+// terminated with signal 15", which can come first in the log) says why
+// only when no task says more. It returns "" when the log shows neither.
 func containerFailure(log []byte, image string) string {
-	var pyxis, enroot []string
+	var pyxis, enroot, killed []string
 	missing := false
 	sc := bufio.NewScanner(bytes.NewReader(log))
 	for sc.Scan() {
@@ -177,6 +179,8 @@ func containerFailure(log []byte, image string) string {
 			missing = true
 		case isPyxis && strings.HasPrefix(strings.TrimSpace(msg), "[ERROR]"):
 			enroot = append(enroot, strings.TrimSpace(msg))
+		case isPyxis && strings.Contains(msg, "terminated with signal"):
+			killed = append(killed, strings.TrimSpace(msg))
 		case isPyxis && strings.Contains(line, "error"):
 			pyxis = append(pyxis, strings.TrimSpace(msg))
 		}
@@ -188,6 +192,8 @@ func containerFailure(log []byte, image string) string {
 		return "the container did not start: pyxis: " + strings.Join(enroot, "; ")
 	case len(pyxis) > 0:
 		return "the container did not start: pyxis: " + pyxis[0]
+	case len(killed) > 0:
+		return "the container did not start: pyxis: " + killed[0]
 	}
 	return ""
 }

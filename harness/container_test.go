@@ -120,6 +120,13 @@ func TestContainerFailure(t *testing.T) {
 		{"pyxis's own error",
 			"slurmstepd: error: pyxis: couldn't start container\nsrun: error: h1: task 0: Exited with exit code 1\n",
 			"the container did not start: pyxis: couldn't start container"},
+		{"a task killed after another failed, first in the log",
+			"slurmstepd: error: pyxis: child 10549 terminated with signal 15\n" +
+				"slurmstepd: error: pyxis: --container-mounts: source path does not exist: /data\n" +
+				"srun: error: h1: task 0: Exited with exit code 1\n",
+			"the container did not start: pyxis: --container-mounts: source path does not exist: /data"},
+		{"only a killed task", "slurmstepd: error: pyxis: child 10549 terminated with signal 15\n",
+			"the container did not start: pyxis: child 10549 terminated with signal 15"},
 		{"a rank's failure", "efaxx-runner: rank 1 on h2: size 4096: timeout\n", ""},
 	}
 	for _, tt := range tests {
