@@ -25,8 +25,9 @@
 #define EFX_IDLE_CHECK 64        /* empty CQ reads between clock reads: an empty read costs about 0.1 us here, a clock read 0.04 */
 /* Bytes of target slots (and of a writer's source slots) a size may use:
  * as many slots as fit, at least 1 (write) or 2 (all2all, the proxy; each
- * buffer is at least this big, and holds 2 of the largest size). The number depends on the size alone, so a
- * size measures the same in a sweep as alone. 2 MiB streams 64 KiB writes
+ * buffer is at least this big, and holds 2 of the largest size). The
+ * number depends on the size alone, so a size measures the same in a
+ * sweep as alone. 2 MiB streams 64 KiB writes
  * 32 deep and keeps both working sets in a core's cache: with 8 MiB, shm's
  * copies of 64 KiB to 1 MiB fell to half of fi_rma_bw's, which writes into
  * one buffer; tcp was the same with either. */

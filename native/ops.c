@@ -156,11 +156,19 @@ static int drain(efx_ctx *c, efx_rail *r)
 	return 0;
 }
 
+/* landing is where sender's writes of the iteration tagged it are counted:
+ * by iteration, not slot (a writer may run up to EFX_MAX_SLOTS iterations
+ * ahead of the acks, past its slots); each op's CQ data names its
+ * iteration. */
+static size_t landing(const efx_ctx *c, int sender, uint64_t it)
+{
+	return (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (it & (EFX_MAX_SLOTS - 1));
+}
+
 static void on_remote_write(efx_ctx *c, uint64_t data)
 {
 	uint32_t tag = EFX_DATA_TAG(data);
-	int sender = EFX_DATA_SENDER(data);
-	size_t i = (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (tag & (EFX_MAX_SLOTS - 1));
+	size_t i = landing(c, EFX_DATA_SENDER(data), tag);
 	c->wr_count[i]++;
 	c->wr_tag[i] = tag;
 }
@@ -386,13 +394,10 @@ int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n)
 }
 
 /* efx_wait_landed waits until the n writes of sender's iteration it have
- * landed, checks they were that iteration's, and frees its count. Counts go
- * by iteration, not slot (a writer may run up to EFX_MAX_SLOTS iterations
- * ahead of the acks, past its slots): each op's CQ data names its
- * iteration. */
+ * landed (landing), checks they were that iteration's, and frees its count. */
 int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it)
 {
-	size_t i = (size_t)efx_region(sender, c->info->rank) * EFX_MAX_SLOTS + (it & (EFX_MAX_SLOTS - 1));
+	size_t i = landing(c, sender, it);
 	while (c->wr_count[i] < n)
 		if (efx_progress(c) < 0 || efx_stalled(c, "remote writes to land"))
 			return -1;

@@ -87,6 +87,10 @@ static uint32_t write_ahead(const efx_ctx *c, const efx_writer *w, uint64_t size
  * buffers to one of each. On GPU memory it stays 2, as measured there. */
 static uint32_t write_least(const efx_ctx *c) { return c->cfg.memory == EFX_MEMORY_DEVICE ? 2 : 1; }
 
+/* slots_least is the fewest target slots of loop l: write's own loops set
+ * it (write_least); the proxy's, which share these sides, keep 2. */
+static uint32_t slots_least(const efx_loop *l) { return l->least ? l->least : 2; }
+
 /* reach is how far the writer runs ahead of the target's acks: its slots,
  * or the iterations it keeps in flight when more. */
 static uint32_t reach(const efx_loop *l) { return l->ahead > l->c->nslots ? l->ahead : l->c->nslots; }
@@ -102,7 +106,7 @@ static int write_sync(efx_ctx *c, const efx_stream *s, uint32_t ns)
 static int initiator_start(efx_loop *l)
 {
 	const efx_writer *w = l->state;
-	efx_set_slots(l->c, l->size, l->least ? l->least : 2);
+	efx_set_slots(l->c, l->size, slots_least(l));
 	for (uint32_t i = 0; i < w->n; i++)
 		l->c->acked[w->streams[i].peer] = l->c->landed[w->streams[i].peer] = 0;
 	return 0;
@@ -299,7 +303,7 @@ static const efx_side streamer = {.start = stream_start, .sync = stream_sync, .r
 
 static int target_start(efx_loop *l)
 {
-	efx_set_slots(l->c, l->size, l->least ? l->least : 2);
+	efx_set_slots(l->c, l->size, slots_least(l));
 	return 0;
 }
 
