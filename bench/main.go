@@ -126,7 +126,7 @@ func measure(rounds int, cs cores, tables []*table) error {
 	least, again := 0.0, 0
 	for i := 0; i < rounds; i++ {
 		for _, t := range tables {
-			l, n, err := t.measure(cs, least)
+			l, n, err := t.measure(cs, least, i)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,7 @@ var sweepSizes = []uint64{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 
 func sweeps(r runner, cs cores) []*table {
 	t := &table{title: "each size in a sweep of 4 KiB to 64 MiB, and alone", unit: "GB/s of payload delivered, median of rounds",
 		cols:   []string{"in the sweep", "alone"},
-		ratios: []ratio{{"sweep / alone", 0, 1, " (0.9 to 1.1)"}}}
+		ratios: []ratio{{"sweep / alone", 0, 1, goal{lo: 0.9, hi: 1.1}}}}
 	for _, p := range providers {
 		for _, bench := range []string{"write", "sendrecv"} {
 			sw := &sweepRun{r: r, cs: cs, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}

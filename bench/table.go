@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -45,12 +46,44 @@ type row struct {
 type ratio struct {
 	name     string
 	num, den int // column indexes
-	goal     string
+	goal     goal
+}
+
+// goal is the range a ratio aims for; 0 leaves a side open, and a ratio
+// without a goal (both 0) is shown only.
+type goal struct{ lo, hi float64 }
+
+func (g goal) String() string {
+	switch {
+	case g.lo > 0 && g.hi > 0:
+		return fmt.Sprintf(" (%g to %g)", g.lo, g.hi)
+	case g.lo > 0:
+		return fmt.Sprintf(" (≥ %g)", g.lo)
+	case g.hi > 0:
+		return fmt.Sprintf(" (≤ %g)", g.hi)
+	}
+	return ""
+}
+
+// verdict tells whether a median whose confidence interval is [a, b]
+// meets g: met when the whole interval does, missed when none of it
+// does, and otherwise not told apart from the noise of the rounds.
+func (g goal) verdict(a, b float64) string {
+	inside := func(v float64) bool { return (g.lo == 0 || v >= g.lo) && (g.hi == 0 || v <= g.hi) }
+	switch {
+	case g.lo == 0 && g.hi == 0:
+		return ""
+	case inside(a) && inside(b):
+		return "met"
+	case (g.lo > 0 && b < g.lo) || (g.hi > 0 && a > g.hi):
+		return "missed"
+	}
+	return "not told apart"
 }
 
 // table is a comparison measured in alternated rounds: every cell once
-// per round, in order, so that load that comes and goes lands on every
-// column alike; each shows its median.
+// per round, in order or in reverse (measure), so that load that comes
+// and goes lands on every column alike; each shows its median.
 type table struct {
 	title, unit string
 	cols        []string
@@ -83,14 +116,23 @@ func (c *cell) take(cs cores) (v, o float64, around [2]float64, err error) {
 	return v, o, around, err
 }
 
-// measure runs one round of every cell of t, each between two readings
+// measure runs round n of every cell of t, each between two readings
 // of the ranks' cores, and takes one again while they read apart from
 // least, the least reading so far (0: none yet). It returns the least
-// reading, and how many measurements it took again.
-func (t *table) measure(cs cores, least float64) (float64, int, error) {
+// reading, and how many measurements it took again. A row's cells run in
+// order in even rounds and in reverse in odd ones: what a measurement
+// leaves behind lands on the next one (on the development VM a process
+// that ran right after one that freed 2 GiB ran about 20% slower, fabtests
+// and efaxx alike), and no column may always come after the same other.
+func (t *table) measure(cs cores, least float64, n int) (float64, int, error) {
 	again := 0
 	for _, r := range t.rows {
-		for i, c := range r.cells {
+		for k := range r.cells {
+			i := k
+			if n%2 == 1 {
+				i = len(r.cells) - 1 - k
+			}
+			c := r.cells[i]
 			if c == nil {
 				continue
 			}
@@ -199,21 +241,48 @@ func cellMedian(c *cell, least float64) string {
 	return num(median(v))
 }
 
-// ratioCell shows the median of a pair's per-round ratios q, their range
-// (a goal inside it is not told apart from the noise of the rounds) and,
-// when some rounds were left out, how many it keeps.
-func ratioCell(q []float64, rounds int, goal string) string {
+// ratioCell shows the median of a pair's per-round ratios q, its 95%
+// confidence interval and what it says of the goal g (medianCI; with too
+// few rounds for one, the rounds' range), and, when some rounds were left
+// out, how many it keeps.
+func ratioCell(q []float64, rounds int, g goal) string {
 	if len(q) == 0 {
 		return "- (no round with the cores near)"
 	}
-	s := fmt.Sprintf("**%.2f**", median(q)) + goal
-	if len(q) > 1 {
-		s += fmt.Sprintf(", rounds %.2f–%.2f", slices.Min(q), slices.Max(q))
+	s := fmt.Sprintf("**%.2f**", median(q)) + g.String()
+	if a, b, ok := medianCI(q); ok {
+		s += fmt.Sprintf(", 95%% CI %.2f–%.2f", a, b)
+		if v := g.verdict(a, b); v != "" {
+			s += ": " + v
+		}
+	} else if len(q) > 1 {
+		s += fmt.Sprintf(", rounds %.2f–%.2f (too few for a 95%% CI)", slices.Min(q), slices.Max(q))
 	}
 	if len(q) < rounds {
 		s += fmt.Sprintf(", %d of %d rounds", len(q), rounds)
 	}
 	return s
+}
+
+// medianCI is a 95% confidence interval for the median of the population
+// that q's values are drawn from, without assuming its shape: the k-th
+// smallest and k-th largest value, k the largest rank with
+// P(Binomial(n, 1/2) < k) <= 2.5% (n = 9: the 2nd and 8th of 9; n = 15:
+// the 4th and 12th). It needs 6 values at least.
+func medianCI(q []float64) (lo, hi float64, ok bool) {
+	n := len(q)
+	k, tail, p := 0, 0.0, math.Pow(0.5, float64(n)) // p: P(X = k)
+	for tail+p <= 0.025 {
+		tail += p
+		p = p * float64(n-k) / float64(k+1)
+		k++
+	}
+	if k == 0 {
+		return 0, 0, false
+	}
+	s := slices.Clone(q)
+	slices.Sort(s)
+	return s[k-1], s[n-k], true
 }
 
 // num formats v with 3 significant digits, at least 2 decimals.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,13 +22,81 @@ func TestPairedRatioKeepsNearRounds(t *testing.T) {
 	if got := den.rounds(55); got != "5 5.6 3* 5.5" {
 		t.Errorf("rounds = %q", got)
 	}
-	if got := ratioCell(q, 4, " (≥ 1)"); !strings.Contains(got, "2 of 4 rounds") {
+	if got := ratioCell(q, 4, goal{lo: 1}); !strings.Contains(got, "2 of 4 rounds") {
 		t.Errorf("ratio cell %q does not say it kept 2 of 4 rounds", got)
 	}
-	if got := ratioCell([]float64{0.75, 0.91, 0.79}, 3, " (≥ 1)"); got != "**0.79** (≥ 1), rounds 0.75–0.91" {
+	if got := ratioCell([]float64{0.75, 0.91, 0.79}, 3, goal{lo: 1}); got != "**0.79** (≥ 1), rounds 0.75–0.91 (too few for a 95% CI)" {
 		t.Errorf("ratio cell = %q, want the median and the rounds' range", got)
 	}
-	if got := ratioCell(nil, 4, ""); !strings.HasPrefix(got, "-") {
+	if got := ratioCell(nil, 4, goal{}); !strings.HasPrefix(got, "-") {
 		t.Errorf("ratio cell with no round kept = %q, want a dash", got)
+	}
+}
+
+// The interval is the k-th smallest and largest of n values, k from the
+// binomial tail: n = 9 drops one value at each end, n = 15 three.
+func TestMedianCI(t *testing.T) {
+	seq := func(n int) []float64 {
+		q := make([]float64, n)
+		for i := range q {
+			q[i] = float64(n - i) // descending: medianCI sorts
+		}
+		return q
+	}
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+		ok     bool
+	}{{5, 0, 0, false}, {6, 1, 6, true}, {9, 2, 8, true}, {15, 4, 12, true}, {21, 6, 16, true}} {
+		lo, hi, ok := medianCI(seq(c.n))
+		if lo != c.lo || hi != c.hi || ok != c.ok {
+			t.Errorf("n = %d: medianCI = %g, %g, %v; want %g, %g, %v", c.n, lo, hi, ok, c.lo, c.hi, c.ok)
+		}
+	}
+}
+
+// A goal is met only when the whole interval meets it, missed when none
+// of it does.
+func TestVerdict(t *testing.T) {
+	for _, c := range []struct {
+		g    goal
+		a, b float64
+		want string
+	}{
+		{goal{lo: 1}, 1.01, 1.2, "met"},
+		{goal{lo: 1}, 0.97, 1.2, "not told apart"},
+		{goal{lo: 1}, 0.8, 0.99, "missed"},
+		{goal{hi: 1}, 0.9, 0.98, "met"},
+		{goal{hi: 1}, 1.01, 1.1, "missed"},
+		{goal{lo: 0.9, hi: 1.1}, 0.95, 1.05, "met"},
+		{goal{lo: 0.9, hi: 1.1}, 1.02, 1.15, "not told apart"},
+		{goal{lo: 0.9, hi: 1.1}, 1.12, 1.3, "missed"},
+		{goal{}, 0.5, 2, ""},
+	} {
+		if got := c.g.verdict(c.a, c.b); got != c.want {
+			t.Errorf("%v.verdict(%g, %g) = %q, want %q", c.g, c.a, c.b, got, c.want)
+		}
+	}
+	q := []float64{1.02, 1.1, 1.05, 1.2, 1.08, 1.01, 1.15, 1.04, 1.06}
+	if got := ratioCell(q, 9, goal{lo: 1}); got != "**1.06** (≥ 1), 95% CI 1.02–1.15: met" {
+		t.Errorf("ratio cell = %q", got)
+	}
+}
+
+// A row's cells run in order in even rounds and in reverse in odd ones.
+func TestMeasureAlternatesOrder(t *testing.T) {
+	var order []int
+	mk := func(i int) *cell {
+		return &cell{around: func() [2]float64 { return [2]float64{60, 60} },
+			do: func() (float64, float64, error) { order = append(order, i); return 1, 0, nil }}
+	}
+	tb := &table{rows: []*row{{cells: []*cell{mk(0), nil, mk(2), mk(3)}}}}
+	for n := 0; n < 2; n++ {
+		if _, _, err := tb.measure(cores{}, 0, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fmt.Sprint(order); got != "[0 2 3 3 2 0]" {
+		t.Errorf("cells ran in order %s, want [0 2 3 3 2 0]", got)
 	}
 }
