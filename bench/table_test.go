@@ -90,13 +90,36 @@ func TestMeasureAlternatesOrder(t *testing.T) {
 		return &cell{around: func() [2]float64 { return [2]float64{60, 60} },
 			do: func() (float64, float64, error) { order = append(order, i); return 1, 0, nil }}
 	}
-	tb := &table{rows: []*row{{cells: []*cell{mk(0), nil, mk(2), mk(3)}}}}
+	tb := &table{cols: []string{"a", "b", "c", "d"}, rows: []*row{{cells: []*cell{mk(0), nil, mk(2), mk(3)}}}}
 	for n := 0; n < 2; n++ {
-		if _, _, err := tb.measure(cores{}, 0, n); err != nil {
+		if _, _, err := tb.measure(cores{}, 0, n, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if got := fmt.Sprint(order); got != "[0 2 3 3 2 0]" {
 		t.Errorf("cells ran in order %s, want [0 2 3 3 2 0]", got)
+	}
+}
+
+// With best above 1 a round keeps each cell's best measurement read near:
+// the highest, or the lowest where lower is better.
+func TestMeasureKeepsBest(t *testing.T) {
+	for _, c := range []struct {
+		lower bool
+		want  float64
+	}{{false, 5}, {true, 2}} {
+		apart := [2]float64{60, 400} // the fourth is read apart, and so are the 3 times it is taken again
+		vals := []float64{3, 5, 2, 7, 7, 7, 7}
+		arounds := [][2]float64{{60, 60}, {60, 60}, {60, 60}, apart, apart, apart, apart}
+		k := 0
+		cl := &cell{around: func() [2]float64 { return arounds[k-1] },
+			do: func() (float64, float64, error) { k++; return vals[k-1], 0, nil }}
+		tb := &table{cols: []string{"a"}, lower: c.lower, rows: []*row{{cells: []*cell{cl}}}}
+		if _, _, err := tb.measure(cores{}, 0, 0, 4); err != nil {
+			t.Fatal(err)
+		}
+		if len(cl.vals) != 1 || cl.vals[0] != c.want {
+			t.Errorf("lower %v: kept %v, want %g (7 was read apart)", c.lower, cl.vals, c.want)
+		}
 	}
 }
