@@ -146,7 +146,7 @@ func (t *table) measure(cs cores, least float64, n, best int) (float64, int, err
 			}
 			var kept taken
 			for b := 0; b < max(1, best); b++ {
-				m, retaken, err := t.takeNear(c, cs, &least, r.label+", "+t.cols[i])
+				m, retaken, err := takeNear(c, cs, &least, r.label+", "+t.cols[i])
 				if err != nil {
 					return 0, 0, err
 				}
@@ -184,7 +184,7 @@ func (t *table) better(m, k taken, least float64) bool {
 // takeNear measures c, again while the cores read apart (up to retakes
 // times), and lowers *least to the least reading seen; it returns the last
 // measurement and how many it took again.
-func (t *table) takeNear(c *cell, cs cores, least *float64, name string) (taken, int, error) {
+func takeNear(c *cell, cs cores, least *float64, name string) (taken, int, error) {
 	for try := 0; ; try++ {
 		var m taken
 		var err error
