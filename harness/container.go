@@ -162,27 +162,35 @@ func ldflagsVar(flags, name string) string {
 
 // containerFailure explains, from a failed container step's launcher
 // log, why the container's ranks never ran: pyxis's own error (with the
-// enroot messages it printed), or an image without efaxx-runner. A task
-// whose pyxis was killed because another task failed first ("child N
-// terminated with signal 15", which can come first in the log) says why
-// only when no task says more. It returns "" when the log shows neither.
+// enroot messages it printed), or an image without efaxx-runner. Where
+// enroot's log holds no [ERROR] line (a tool it ran failed, unsquashfs
+// say), the log's last lines follow pyxis's error. A task whose pyxis was
+// killed because another task failed first ("child N terminated with
+// signal 15", which can come first in the log) says why only when no task
+// says more. It returns "" when the log shows neither.
 func containerFailure(log []byte, image string) string {
-	var pyxis, enroot, killed []string
-	missing := false
+	var pyxis, enroot, enrootLog, killed []string
+	missing, inLog := false, false
 	sc := bufio.NewScanner(bytes.NewReader(log))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		_, msg, isPyxis := strings.Cut(line, "pyxis: ")
+		_, msg, isPyxis := strings.Cut(sc.Text(), "pyxis: ") // untrimmed: an empty line of enroot's log is "pyxis:     "
+		logLine := isPyxis && strings.HasPrefix(msg, "    ") // pyxis indents the lines of enroot's log
+		msg = strings.TrimSpace(msg)
+		if logLine && inLog && msg != "" && !strings.HasPrefix(msg, "[ERROR]") {
+			enrootLog = append(enrootLog, msg)
+		}
+		inLog = (inLog && logLine) || (isPyxis && strings.HasPrefix(msg, "printing enroot log file"))
 		switch {
 		case strings.Contains(line, ImageRunner+"': No such file or directory"),
 			strings.Contains(line, ImageRunner+": No such file or directory"):
 			missing = true
-		case isPyxis && strings.HasPrefix(strings.TrimSpace(msg), "[ERROR]"):
-			enroot = append(enroot, strings.TrimSpace(msg))
+		case isPyxis && strings.HasPrefix(msg, "[ERROR]"):
+			enroot = append(enroot, msg)
 		case isPyxis && strings.Contains(msg, "terminated with signal"):
-			killed = append(killed, strings.TrimSpace(msg))
-		case isPyxis && strings.Contains(line, "error"):
-			pyxis = append(pyxis, strings.TrimSpace(msg))
+			killed = append(killed, msg)
+		case isPyxis && !logLine && strings.Contains(line, "error"):
+			pyxis = append(pyxis, msg)
 		}
 	}
 	switch {
@@ -190,6 +198,9 @@ func containerFailure(log []byte, image string) string {
 		return fmt.Sprintf("the container image %s holds no %s (docs/slurm.md says how to build the image)", image, ImageRunner)
 	case len(enroot) > 0:
 		return "the container did not start: pyxis: " + strings.Join(enroot, "; ")
+	case len(pyxis) > 0 && len(enrootLog) > 0:
+		return "the container did not start: pyxis: " + pyxis[0] + "; enroot: " +
+			strings.Join(enrootLog[max(0, len(enrootLog)-3):], "; ")
 	case len(pyxis) > 0:
 		return "the container did not start: pyxis: " + pyxis[0]
 	case len(killed) > 0:

@@ -117,6 +117,18 @@ func TestContainerFailure(t *testing.T) {
 				"slurmstepd: error: pyxis: couldn't start container\n" +
 				"slurmstepd: error: spank: required plugin spank_pyxis.so: task_init_privileged() failed with rc=-1\n",
 			"the container did not start: pyxis: [ERROR] Invalid image format: /images/efaxx.sqsh"},
+		{"a tool enroot ran failed: the end of enroot's log",
+			"pyxis: creating container filesystem: efaxx_ab12_7\n" +
+				"slurmstepd: error: pyxis: failed to create container filesystem for image: /images/efaxx.sqsh\n" +
+				"slurmstepd: error: pyxis: printing enroot log file:\n" +
+				"slurmstepd: error: pyxis:     [INFO] Extracting squashfs filesystem...\n" +
+				"slurmstepd: error: pyxis:     \n" +
+				"slurmstepd: error: pyxis:     Parallel unsquashfs: Using 2 processors\n" +
+				"slurmstepd: error: pyxis:     FATAL ERROR: failed to read file /images/efaxx.sqsh\n" +
+				"slurmstepd: error: pyxis: couldn't start container\n",
+			"the container did not start: pyxis: failed to create container filesystem for image: /images/efaxx.sqsh; " +
+				"enroot: [INFO] Extracting squashfs filesystem...; Parallel unsquashfs: Using 2 processors; " +
+				"FATAL ERROR: failed to read file /images/efaxx.sqsh"},
 		{"pyxis's own error",
 			"slurmstepd: error: pyxis: couldn't start container\nsrun: error: h1: task 0: Exited with exit code 1\n",
 			"the container did not start: pyxis: couldn't start container"},
