@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,32 @@ func slurmConf(env []string) string {
 // so it checks that no rate exceeds limit, the sum of the shaped rates of
 // the rails the strategy uses (Gbps), and that rank 0's rate and its
 // targets' (together, for round-robin's peers at once) agree within 2%.
+// A step that fails those checks is measured once more, as the bench
+// takes a disturbed measurement again: on this 2-vCPU VM a rank held off
+// its core for a tenth of a second (seen once in a CI run: rank 0 0.903
+// Gbps, its target 0.942) moves a clock by 4%. A runner that counts
+// undelivered bytes fails both.
 func srunWrite(t *testing.T, env []string, nodes int, strategy string, limit float64, extra ...string) []record.Sample {
+	t.Helper()
+	for try := 1; ; try++ {
+		samples, problems := measureWrite(t, env, nodes, strategy, limit, extra...)
+		if len(problems) == 0 {
+			return samples
+		}
+		if try == 1 {
+			t.Logf("%s; measuring again", strings.Join(problems, "; "))
+			continue
+		}
+		for _, p := range problems {
+			t.Error(p)
+		}
+		return samples
+	}
+}
+
+// measureWrite is one srunWrite step: rank 0's samples, and what in them
+// breaks srunWrite's checks.
+func measureWrite(t *testing.T, env []string, nodes int, strategy string, limit float64, extra ...string) ([]record.Sample, []string) {
 	t.Helper()
 	var out string
 	var start time.Time
@@ -111,16 +137,19 @@ func srunWrite(t *testing.T, env []string, nodes int, strategy string, limit flo
 		targets = bits / float64(longest)
 	}
 	var sent float64
+	var problems []string
 	for _, s := range samples {
 		if g := gbps(s); g > limit {
-			t.Errorf("%s to peer %s: %.3f Gbps, more than its rails' shaped %.2f Gbps", strategy, s.Peers, g, limit)
+			problems = append(problems, fmt.Sprintf("%s to peer %s: %.3f Gbps, more than its rails' shaped %.2f Gbps",
+				strategy, s.Peers, g, limit))
 		}
 		sent += gbps(s)
 	}
 	if r := sent / targets; r < 0.98 || r > 1.02 {
-		t.Errorf("%s: rank 0 sent %.3f Gbps, its targets received %.3f: want within 2%%", strategy, sent, targets)
+		problems = append(problems, fmt.Sprintf("%s: rank 0 sent %.3f Gbps, its targets received %.3f: want within 2%%",
+			strategy, sent, targets))
 	}
-	return samples
+	return samples, problems
 }
 
 // crashedAtStart says whether a failed step is the startup crash that
@@ -222,6 +251,10 @@ func TestTestbedRails(t *testing.T) {
 	// Chunks of 256 KiB give adaptive finer grains to balance the last
 	// few with (it measures 2.8 Gbps with 1 MiB, 3.1 with 256 KiB).
 	adaptive := srunWrite(t, env, 2, "adaptive", sum, "--chunk", "262144")[0]
+	if g := gbps(adaptive); g < 0.8*sum { // measured again once, as srunWrite's own checks are
+		t.Logf("adaptive with a slow NIC = %.2f Gbps, under 0.8 x %.2f; measuring again", g, sum)
+		adaptive = srunWrite(t, env, 2, "adaptive", sum, "--chunk", "262144")[0]
+	}
 	splitSlow := srunWrite(t, env, 2, "split", sum)[0]
 	t.Logf("slow nic3: adaptive %.2f Gbps, split %.2f Gbps; sum of rates %.2f, 4 x slow %.2f",
 		gbps(adaptive), gbps(splitSlow), sum, 4*slow/1e9)
