@@ -14,9 +14,10 @@
  * rank 0 posts the next receive as soon as the answer has arrived, since
  * the next answer cannot come before rank 0 has asked; the peer answers
  * first, then checks what arrived (three words an op), posts the next
- * receive and stamps its next answer, all before rank 0's next message
- * can be read, which takes the peer's own progress. Rank 0 checks the
- * answer after its clock has stopped.
+ * receive over it and stamps its next answer (a message from rank 0 that
+ * comes before that receive waits in the provider, unexpected; it cannot
+ * land on what is being checked). Rank 0 checks the answer after its
+ * clock has stopped.
  * Every iteration is checked, every byte of the first and last.
  */
 #include <stdlib.h>
