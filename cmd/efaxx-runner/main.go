@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -53,12 +54,13 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		return 2
 	}
+	setFile := onSignal()
 	proc, err := native.Init()
 	if proc == nil {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		return 1
 	}
-	if err := measure(proc, opts, err); err != nil {
+	if err := measure(proc, opts, err, setFile); err != nil {
 		in := proc.Info()
 		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d on %s: %v\n", in.Rank, in.Host, err)
 		// A failed rank must not leave its peers waiting; Abort returns only if MPI could not abort.
@@ -78,7 +80,7 @@ func run(args []string) int {
 // failed after this rank learnt its rank, is the step's failure. Whatever
 // happens, the records written before a failure stay on disk, one
 // complete line each.
-func measure(proc *native.Process, opts options, initErr error) error {
+func measure(proc *native.Process, opts options, initErr error, setFile func(*rankFile, int, time.Time)) error {
 	start := time.Now()
 	rank := proc.Info().Rank
 	w, err := createRankFile(opts.out, rank)
@@ -86,8 +88,7 @@ func measure(proc *native.Process, opts options, initErr error) error {
 		return err
 	}
 	defer w.Close()
-	stop := onSignal(w, rank, start)
-	defer stop()
+	setFile(w, rank, start)
 	placement := place(native.Sysfs{Root: "/"}, opts, proc.Info().LocalRank, proc.Info().LocalSize)
 	opts.cfg.NICs, opts.cfg.Core = placement.nics, placement.core
 	var step *native.Step
@@ -113,26 +114,51 @@ func measure(proc *native.Process, opts options, initErr error) error {
 	return openErr
 }
 
+// stopGrace is how long a rank stopped by a signal stays after writing
+// its end record. mpirun waits odls_base_sigkill_timeout (1 s) between
+// SIGTERM and SIGKILL, but the exit of any rank cuts that wait short: a
+// rank that left at once got its peers killed 2 ms after their SIGTERM,
+// under load before they had written why they stopped. srun's SIGKILL
+// comes only after Slurm's KillWait, so the grace costs it nothing more.
+const stopGrace = 500 * time.Millisecond
+
 // onSignal makes a SIGTERM or SIGINT (mpirun and srun send one to the
-// surviving ranks when a rank dies) end the rank file with a failed record
-// naming the signal, then exit 1. The measuring thread is in C and cannot
-// be interrupted, so this runs beside it.
-func onSignal(w *rankFile, rank int, start time.Time) (stop func()) {
+// surviving ranks when a rank dies or the job is cancelled) end the rank
+// file, once setFile has named it, with a failed record naming the signal;
+// the process exits 1 stopGrace later. It stays on until the process ends,
+// after the end record too, so that no rank leaves at once. The measuring
+// thread is in C and cannot be interrupted, so this runs beside it.
+func onSignal() (setFile func(w *rankFile, rank int, start time.Time)) {
+	var mu sync.Mutex
+	var file *rankFile
+	var start time.Time
+	rank := -1
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
-		sig, ok := <-ch
-		if !ok {
-			return
+		sig := <-ch
+		mu.Lock()
+		w, r, t0 := file, rank, start
+		mu.Unlock()
+		if w != nil {
+			w.end(record.End{Type: record.TypeEnd, Rank: r, Status: record.StatusFailed,
+				Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
+					"dies or the job is cancelled; see the other ranks' records", sig),
+				ElapsedNs: uint64(time.Since(t0).Nanoseconds()), Signal: sig.String()})
 		}
-		w.end(record.End{Type: record.TypeEnd, Rank: rank, Status: record.StatusFailed,
-			Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
-				"dies or the job is cancelled; see the other ranks' records", sig),
-			ElapsedNs: uint64(time.Since(start).Nanoseconds()), Signal: sig.String()})
-		fmt.Fprintf(os.Stderr, "efaxx-step: rank %d: terminated by %v\n", rank, sig)
+		if r >= 0 {
+			fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: terminated by %v\n", r, sig)
+		} else {
+			fmt.Fprintf(os.Stderr, "efaxx-runner: terminated by %v\n", sig)
+		}
+		time.Sleep(stopGrace)
 		os.Exit(1)
 	}()
-	return func() { signal.Stop(ch); close(ch) }
+	return func(w *rankFile, r int, t0 time.Time) {
+		mu.Lock()
+		file, rank, start = w, r, t0
+		mu.Unlock()
+	}
 }
 
 func measureSizes(step *native.Step, w *rankFile, in native.Info, opts options) error {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -281,12 +282,18 @@ pinning = "none"
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan int, 1)
 			t.Cleanup(func() { cancel(); <-done })
+			var out, errOut bytes.Buffer
 			go func() {
-				var out, errOut bytes.Buffer
 				done <- run(ctx, []string{"efaxx", "--db", db, "--workdir", filepath.Join(dir, "runs"),
 					"run", "--runner", r, sweep}, &out, &errOut)
 			}()
-			pid := waitForSample(t, filepath.Join(dir, "runs"), 1, 60*time.Second)
+			pid := waitForSample(filepath.Join(dir, "runs"), 1, 60*time.Second)
+			if pid == 0 {
+				cancel()
+				code := <-done
+				done <- code
+				t.Fatalf("rank 1 wrote no sample within 60 s; efaxx run = %d and printed:\n%s%s", code, out.String(), errOut.String())
+			}
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatalf("kill rank 1 (pid %d): %v", pid, err)
 			}
@@ -310,7 +317,8 @@ pinning = "none"
 			}
 			// Survivors: a failed record with a reason; rank 1: missing its end.
 			if n := count(t, db, `SELECT COUNT(*) FROM ranks WHERE rank IN (0, 2) AND status = 'failed' AND error <> ''`); n != 2 {
-				t.Errorf("survivors with a failed record and a reason = %d, want 2", n)
+				t.Errorf("survivors with a failed record and a reason = %d, want 2; ranks:\n%s\nefaxx run printed:\n%s%s",
+					n, dumpRanks(t, db), out.String(), errOut.String())
 			}
 			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 4096`); n != 3 {
 				t.Errorf("samples of 4KiB kept = %d, want 3 (one per rank)", n)
@@ -320,9 +328,8 @@ pinning = "none"
 }
 
 // waitForSample waits until rank's file under root holds a sample, and
-// returns the rank's pid from its fingerprint.
-func waitForSample(t *testing.T, root string, rank int, limit time.Duration) int {
-	t.Helper()
+// returns the rank's pid from its fingerprint, or 0 once limit has passed.
+func waitForSample(root string, rank int, limit time.Duration) int {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		files, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "rank-0000"+string(rune('0'+rank))+".ndjson"))
@@ -333,7 +340,6 @@ func waitForSample(t *testing.T, root string, rank int, limit time.Duration) int
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("rank %d wrote no sample within %v", rank, limit)
 	return 0
 }
 
@@ -413,4 +419,29 @@ pinning = "none"
 			t.Errorf("%s: no ok sample of rank 0 had posts requeued; the test no longer provokes -FI_EAGAIN", bench)
 		}
 	}
+}
+
+// dumpRanks lists the ranks table of the store at path, for a failure message.
+func dumpRanks(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT rank, status, COALESCE(error, '') FROM ranks ORDER BY run_id, rank`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var rank int
+		var status, msg string
+		if err := rows.Scan(&rank, &status, &msg); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "  rank %d: %s %q\n", rank, status, msg)
+	}
+	return b.String()
 }
