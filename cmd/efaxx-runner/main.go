@@ -55,6 +55,10 @@ func run(args []string) int {
 		return 2
 	}
 	setFile := onSignal()
+	for _, path := range removeStaleRegions("/dev/shm", os.Getpid()) {
+		fmt.Fprintf(os.Stderr, "efaxx-runner: removed %s, a shared-memory region a killed process of this pid left; "+
+			"libfabric's shm would refuse to make this rank's endpoint over it\n", path)
+	}
 	proc, err := native.Init()
 	if proc == nil {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
