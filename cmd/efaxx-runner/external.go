@@ -129,6 +129,9 @@ func external(dir string, spec *record.External, me launchRank) (int, error) {
 	if err := w.end(end); err != nil {
 		return 1, err
 	}
+	if end.Signal != "" {
+		time.Sleep(stopGrace) // the launcher stopped every rank: let the others write theirs
+	}
 	return code, nil
 }
 
