@@ -96,6 +96,9 @@ func (l *Local) runPoint(ctx context.Context, db *results.DB, ss *Session, p Poi
 		return LocalRun{}, err
 	}
 	l.launch(ctx, dir, p, m)
+	if n := removeLeftRegions(dir, p.Ranks); n > 0 {
+		l.printf("  removed %d shm regions that killed ranks left in /dev/shm\n", n)
+	}
 	m.EndNs = l.now().UnixNano()
 	if err := WriteManifest(dir, m); err != nil {
 		return LocalRun{}, err

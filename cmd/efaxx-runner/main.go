@@ -23,6 +23,7 @@ import (
 	"efaxx/benchmarks"
 	"efaxx/native"
 	"efaxx/results/record"
+	"efaxx/shmregion"
 )
 
 // Set at build time with -ldflags "-X main.version=... -X main.commit=...".
@@ -54,9 +55,12 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		return 2
 	}
-	setFile := onSignal()
-	for _, path := range removeStaleRegions("/dev/shm", os.Getpid()) {
-		fmt.Fprintf(os.Stderr, "efaxx-runner: removed %s, a shared-memory region a killed process of this pid left; "+
+	stop := onSignal()
+	// A region named after this pid before this process has made one was
+	// left by an earlier process of the same pid; over it, libfabric's shm
+	// refuses this rank's endpoint (fi_enable: EBUSY).
+	for _, path := range shmregion.Remove(shmregion.Dir, os.Getpid()) {
+		fmt.Fprintf(os.Stderr, "efaxx-runner: removed %s, a shared-memory region an earlier process of this pid left behind; "+
 			"libfabric's shm would refuse to make this rank's endpoint over it\n", path)
 	}
 	proc, err := native.Init()
@@ -64,15 +68,17 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		return 1
 	}
-	if err := measure(proc, opts, err, setFile); err != nil {
+	if err := measure(proc, opts, err, stop); err != nil {
 		in := proc.Info()
 		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d on %s: %v\n", in.Rank, in.Host, err)
+		stop.hold()
 		// A failed rank must not leave its peers waiting; Abort returns only if MPI could not abort.
 		if err := proc.Abort(1); err != nil {
 			fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		}
 		return 1
 	}
+	stop.hold()
 	if err := proc.Finalize(); err != nil {
 		fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
 		return 1
@@ -84,7 +90,7 @@ func run(args []string) int {
 // failed after this rank learnt its rank, is the step's failure. Whatever
 // happens, the records written before a failure stay on disk, one
 // complete line each.
-func measure(proc *native.Process, opts options, initErr error, setFile func(*rankFile, int, time.Time)) error {
+func measure(proc *native.Process, opts options, initErr error, stop *stopper) error {
 	start := time.Now()
 	rank := proc.Info().Rank
 	w, err := createRankFile(opts.out, rank)
@@ -92,7 +98,7 @@ func measure(proc *native.Process, opts options, initErr error, setFile func(*ra
 		return err
 	}
 	defer w.Close()
-	setFile(w, rank, start)
+	stop.setFile(w, rank, start)
 	placement := place(native.Sysfs{Root: "/"}, opts, proc.Info().LocalRank, proc.Info().LocalSize)
 	opts.cfg.NICs, opts.cfg.Core = placement.nics, placement.core
 	var step *native.Step
@@ -126,24 +132,31 @@ func measure(proc *native.Process, opts options, initErr error, setFile func(*ra
 // comes only after Slurm's KillWait, so the grace costs it nothing more.
 const stopGrace = 500 * time.Millisecond
 
-// onSignal makes a SIGTERM or SIGINT (mpirun and srun send one to the
+// stopper makes a SIGTERM or SIGINT (mpirun and srun send one to the
 // surviving ranks when a rank dies or the job is cancelled) end the rank
-// file, once setFile has named it, with a failed record naming the signal;
-// the process exits 1 stopGrace later. It stays on until the process ends,
-// after the end record too, so that no rank leaves at once. The measuring
-// thread is in C and cannot be interrupted, so this runs beside it.
-func onSignal() (setFile func(w *rankFile, rank int, start time.Time)) {
-	var mu sync.Mutex
-	var file *rankFile
-	var start time.Time
-	rank := -1
+// file, once setFile has named it, with a failed record naming the
+// signal; the process exits 1 stopGrace later. It stays on until the
+// process ends, after the end record too, so that no rank leaves at once.
+// The measuring thread is in C and cannot be interrupted, so this runs
+// beside it.
+type stopper struct {
+	mu      sync.Mutex
+	file    *rankFile
+	rank    int
+	start   time.Time
+	stopped chan struct{} // closed when a signal has come
+}
+
+func onSignal() *stopper {
+	s := &stopper{rank: -1, stopped: make(chan struct{})}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
 		sig := <-ch
-		mu.Lock()
-		w, r, t0 := file, rank, start
-		mu.Unlock()
+		close(s.stopped)
+		s.mu.Lock()
+		w, r, t0 := s.file, s.rank, s.start
+		s.mu.Unlock()
 		if w != nil {
 			w.end(record.End{Type: record.TypeEnd, Rank: r, Status: record.StatusFailed,
 				Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
@@ -158,10 +171,24 @@ func onSignal() (setFile func(w *rankFile, rank int, start time.Time)) {
 		time.Sleep(stopGrace)
 		os.Exit(1)
 	}()
-	return func(w *rankFile, r int, t0 time.Time) {
-		mu.Lock()
-		file, rank, start = w, r, t0
-		mu.Unlock()
+	return s
+}
+
+// setFile names the rank file a signal ends, and the rank's start.
+func (s *stopper) setFile(w *rankFile, rank int, start time.Time) {
+	s.mu.Lock()
+	s.file, s.rank, s.start = w, rank, start
+	s.mu.Unlock()
+}
+
+// hold never returns once a signal has come, so that the rank neither
+// aborts nor exits before stopGrace is over: a measurement that failed
+// because the launcher is stopping the job (a peer gone) ends here.
+func (s *stopper) hold() {
+	select {
+	case <-s.stopped:
+		select {} // the signal's goroutine ends the process
+	default:
 	}
 }
 

@@ -323,6 +323,10 @@ pinning = "none"
 			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 4096`); n != 3 {
 				t.Errorf("samples of 4KiB kept = %d, want 3 (one per rank)", n)
 			}
+			// The killed rank could not remove its shm regions; efaxx does.
+			if left, _ := filepath.Glob(fmt.Sprintf("/dev/shm/%d:*:*", pid)); len(left) > 0 {
+				t.Errorf("the killed rank's shm regions are still in /dev/shm: %v", left)
+			}
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package shmregion
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestRemoveStaleRegions(t *testing.T) {
+func TestRemove(t *testing.T) {
 	dir := t.TempDir()
 	names := []string{"4242:0:0", "4242:1:3", "42420:0:0", "14242:0:0", "4242:x:0", "4242:0", "4242:0:0:1", "other", "vader_segment.4242"}
 	for _, n := range names {
@@ -15,7 +15,7 @@ func TestRemoveStaleRegions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := removeStaleRegions(dir, 4242)
+	got := Remove(dir, 4242)
 	want := []string{filepath.Join(dir, "4242:0:0"), filepath.Join(dir, "4242:1:3")}
 	if !slices.Equal(got, want) {
 		t.Errorf("removed %q, want %q", got, want)
@@ -25,7 +25,7 @@ func TestRemoveStaleRegions(t *testing.T) {
 			t.Errorf("%s: %v; only this pid's regions may go", n, err)
 		}
 	}
-	if got := removeStaleRegions(filepath.Join(dir, "absent"), 4242); got != nil {
+	if got := Remove(filepath.Join(dir, "absent"), 4242); got != nil {
 		t.Errorf("no directory: removed %q", got)
 	}
 }
