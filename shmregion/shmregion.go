@@ -26,10 +26,11 @@ func Remove(dir string, pid int) []string {
 	if err != nil {
 		return nil // no /dev/shm: nothing shm could trip over
 	}
+	owner := strconv.Itoa(pid)
 	var removed []string
 	for _, e := range entries {
 		m := name.FindStringSubmatch(e.Name())
-		if m == nil || m[1] != strconv.Itoa(pid) {
+		if m == nil || m[1] != owner {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
