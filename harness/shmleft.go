@@ -2,7 +2,10 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -49,7 +52,23 @@ func rankPID(path string) int {
 	return 0
 }
 
-// alive reports whether a process of pid exists.
+// alive reports whether the process pid still runs. A zombie does not:
+// it has let go of its memory and only waits to be reaped. mpirun may exit
+// before it reaps its ranks, and then they wait for init, however long
+// init takes to come round.
 func alive(pid int) bool {
-	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	}
+	// The state follows the command name, which is in parentheses and
+	// may itself hold ")".
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return true
+	}
+	return stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
