@@ -3,16 +3,23 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// apart is how much slower than the run's fastest a round trip between
-// the ranks' cores may be and still count as the same placement: cores
-// that share a cache bounce a line in 50-120 ns on the development VM
-// (a busy host's near reads spread to 2.4x the least), cores that do not
-// in 330-430 ns.
+// apart is how much slower than the run's floor (below) a round trip
+// between the ranks' cores may be and still count as the same placement:
+// cores that share a cache bounce a line in 50-120 ns on the development
+// VM (a busy host's near reads spread to 2.4x the least), cores that do
+// not in 330-430 ns.
 const apart = 3.0
+
+// floorQuantile is the quantile of a run's readings that is its floor.
+// Not the least: on a 16-core host whose cores read 170-340 ns, a single
+// reading of 70 ns made 3x of it the limit, and most measurements of that
+// run were taken again three times and then left out.
+const floorQuantile = 0.1
 
 // cores reads how far apart cores 0 and 1 are, where the runner pins its
 // two ranks and the bench pins fabtests' server and client: the ns of a
@@ -36,8 +43,23 @@ func (c cores) read() (float64, error) {
 	return strconv.ParseFloat(f[4], 64)
 }
 
+// readings are a run's readings of the cores, in nanoseconds.
+type readings struct{ ns []float64 }
+
+func (r *readings) add(ns float64) { r.ns = append(r.ns, ns) }
+
+// floor is the run's reference round trip: the floorQuantile of its
+// readings so far, 0 with none.
+func (r *readings) floor() float64 {
+	if len(r.ns) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(r.ns))
+	return s[int(floorQuantile*float64(len(s)-1))]
+}
+
 // near reports whether both readings around a measurement are within
-// apart of the run's fastest, least.
-func near(around [2]float64, least float64) bool {
-	return around[0] <= apart*least && around[1] <= apart*least
+// apart of the run's floor.
+func near(around [2]float64, floor float64) bool {
+	return around[0] <= apart*floor && around[1] <= apart*floor
 }

@@ -127,19 +127,20 @@ func run(path string, rounds int, ftDir string, only []string) error {
 // measure runs rounds of every table, one after the other within a
 // round, and prints them.
 func measure(rounds int, cs cores, tables []*table) error {
-	least, again := 0.0, 0
+	var rd readings
+	again := 0
 	for i := 0; i < rounds; i++ {
 		for _, t := range tables {
-			l, n, err := t.measure(cs, least, i, best)
+			n, err := t.measure(cs, &rd, i, best)
 			if err != nil {
 				return err
 			}
-			least, again = l, again+n
+			again += n
 		}
 		fmt.Fprintf(os.Stderr, "bench: round %d of %d done, load %s\n", i+1, rounds, loadavg())
 	}
 	for _, t := range tables {
-		t.print(least)
+		t.print(rd.floor())
 	}
 	fmt.Printf("\n%d measurements were taken again because the ranks' cores read apart\n", again)
 	return nil

@@ -28,8 +28,8 @@ type cell struct {
 }
 
 // kept reports whether round i of c was measured with the ranks' cores
-// near each other, as in the run's fastest reading, least.
-func (c *cell) kept(i int, least float64) bool { return near(c.arounds[i], least) }
+// near each other, as held against the run's floor.
+func (c *cell) kept(i int, floor float64) bool { return near(c.arounds[i], floor) }
 
 // row is one line of a table: a label and a cell per column (nil where
 // the column does not apply).
@@ -119,8 +119,8 @@ func (c *cell) take(cs cores) (v, o float64, around [2]float64, err error) {
 
 // measure runs round n of every cell of t: best measurements of each
 // (the best kept, below), each between two readings of the ranks' cores,
-// a measurement taken again while they read apart from least, the least
-// reading so far (0: none yet). It returns the least reading, and how
+// a measurement taken again while they read apart from the floor of the
+// run's readings so far (rd, which it adds to). It returns how
 // many measurements it took again. A row's cells run in order in even
 // rounds and in reverse in odd ones: what a measurement leaves behind
 // lands on the next one (on the development VM a process that ran right
@@ -132,7 +132,7 @@ func (c *cell) take(cs cores) (v, o float64, around [2]float64, err error) {
 // in one run of five here): with best above 1 a round keeps each cell's
 // best measurement read near, so that a pair compares the two in their
 // usual state rather than whichever drew the slow one.
-func (t *table) measure(cs cores, least float64, n, best int) (float64, int, error) {
+func (t *table) measure(cs cores, rd *readings, n, best int) (int, error) {
 	again := 0
 	for _, r := range t.rows {
 		for k := range r.cells {
@@ -146,12 +146,12 @@ func (t *table) measure(cs cores, least float64, n, best int) (float64, int, err
 			}
 			var kept taken
 			for b := 0; b < max(1, best); b++ {
-				m, retaken, err := takeNear(c, cs, &least, r.label+", "+t.cols[i])
+				m, retaken, err := takeNear(c, cs, rd, r.label+", "+t.cols[i])
 				if err != nil {
-					return 0, 0, err
+					return 0, err
 				}
 				again += retaken
-				if b == 0 || t.better(m, kept, least) {
+				if b == 0 || t.better(m, kept, rd.floor()) {
 					kept = m
 				}
 			}
@@ -160,7 +160,7 @@ func (t *table) measure(cs cores, least float64, n, best int) (float64, int, err
 			c.arounds = append(c.arounds, kept.around)
 		}
 	}
-	return least, again, nil
+	return again, nil
 }
 
 // taken is one measurement of a cell and the cores' readings around it.
@@ -171,9 +171,9 @@ type taken struct {
 
 // better reports whether m is to be kept over k: read near where k was
 // not, else the faster (the lower where lower is better).
-func (t *table) better(m, k taken, least float64) bool {
-	if near(m.around, least) != near(k.around, least) {
-		return near(m.around, least)
+func (t *table) better(m, k taken, floor float64) bool {
+	if near(m.around, floor) != near(k.around, floor) {
+		return near(m.around, floor)
 	}
 	if t.lower {
 		return m.v < k.v
@@ -182,9 +182,9 @@ func (t *table) better(m, k taken, least float64) bool {
 }
 
 // takeNear measures c, again while the cores read apart (up to retakes
-// times), and lowers *least to the least reading seen; it returns the last
+// times), and adds its readings to rd; it returns the last
 // measurement and how many it took again.
-func takeNear(c *cell, cs cores, least *float64, name string) (taken, int, error) {
+func takeNear(c *cell, cs cores, rd *readings, name string) (taken, int, error) {
 	for try := 0; ; try++ {
 		var m taken
 		var err error
@@ -192,14 +192,12 @@ func takeNear(c *cell, cs cores, least *float64, name string) (taken, int, error
 			return m, 0, fmt.Errorf("%s: %w", name, err)
 		}
 		for _, a := range m.around {
-			if *least == 0 || a < *least {
-				*least = a
-			}
+			rd.add(a)
 		}
 		if verbose {
 			fmt.Fprintf(os.Stderr, "bench: %s: %.3f (%.3f), cores %.0f/%.0f ns\n", name, m.v, m.o, m.around[0], m.around[1])
 		}
-		if near(m.around, *least) || try == retakes {
+		if near(m.around, rd.floor()) || try == retakes {
 			return m, try, nil
 		}
 	}
@@ -209,8 +207,8 @@ func takeNear(c *cell, cs cores, least *float64, name string) (taken, int, error
 // (paired by round), the initiator-to-target ratio of the columns in agree (the
 // median of the rounds' ratios), and every round's values below; medians
 // and ratios keep the rounds measured with the cores near, as in the
-// run's least reading.
-func (t *table) print(least float64) {
+// run's floor.
+func (t *table) print(floor float64) {
 	fmt.Printf("\n### %s (%s)\n\n", t.title, t.unit)
 	head := append([]string{""}, t.cols...)
 	for _, a := range t.agree {
@@ -224,7 +222,7 @@ func (t *table) print(least float64) {
 	for _, r := range t.rows {
 		line := []string{r.label}
 		for _, c := range r.cells {
-			line = append(line, cellMedian(c, least))
+			line = append(line, cellMedian(c, floor))
 		}
 		for _, a := range t.agree {
 			line = append(line, agreement(r.cells[a]))
@@ -235,7 +233,7 @@ func (t *table) print(least float64) {
 				line = append(line, "")
 				continue
 			}
-			line = append(line, ratioCell(pairedRatios(n, d, least), len(n.vals), q.goal))
+			line = append(line, ratioCell(pairedRatios(n, d, floor), len(n.vals), q.goal))
 		}
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
@@ -243,20 +241,20 @@ func (t *table) print(least float64) {
 	for _, r := range t.rows {
 		for i, c := range r.cells {
 			if c != nil {
-				fmt.Printf("    %-12s %-34s rounds %s\n", r.label, t.cols[i], c.rounds(least))
+				fmt.Printf("    %-12s %-34s rounds %s\n", r.label, t.cols[i], c.rounds(floor))
 			}
 		}
 	}
-	fmt.Printf("\n    * measured with the ranks' cores apart (a round trip between them over %.1f x the run's least, %.0f ns,"+
-		" after %d tries): left out of medians and ratios\n", apart, least, retakes+1)
+	fmt.Printf("\n    * measured with the ranks' cores apart (a round trip between them over %.1f x the run's floor, %.0f ns, its readings' 10th percentile,"+
+		" after %d tries): left out of medians and ratios\n", apart, floor, retakes+1)
 }
 
 // rounds lists c's values, those measured with the cores apart marked *.
-func (c *cell) rounds(least float64) string {
+func (c *cell) rounds(floor float64) string {
 	parts := make([]string, len(c.vals))
 	for i, v := range c.vals {
 		parts[i] = num(v)
-		if !c.kept(i, least) {
+		if !c.kept(i, floor) {
 			parts[i] += "*"
 		}
 	}
@@ -265,13 +263,13 @@ func (c *cell) rounds(least float64) string {
 
 // cellMedian is the median of c's rounds measured with the cores near;
 // "-" when there are none.
-func cellMedian(c *cell, least float64) string {
+func cellMedian(c *cell, floor float64) string {
 	if c == nil {
 		return ""
 	}
 	var v []float64
 	for i, x := range c.vals {
-		if c.kept(i, least) {
+		if c.kept(i, floor) {
 			v = append(v, x)
 		}
 	}
@@ -335,10 +333,10 @@ func num(v float64) string {
 
 // pairedRatios are num's values over den's, round by round, of the rounds
 // in which both were measured with the cores near.
-func pairedRatios(num, den *cell, least float64) []float64 {
+func pairedRatios(num, den *cell, floor float64) []float64 {
 	var q []float64
 	for i := range min(len(num.vals), len(den.vals)) {
-		if den.vals[i] > 0 && num.kept(i, least) && den.kept(i, least) {
+		if den.vals[i] > 0 && num.kept(i, floor) && den.kept(i, floor) {
 			q = append(q, num.vals[i]/den.vals[i])
 		}
 	}

@@ -92,7 +92,7 @@ func TestMeasureAlternatesOrder(t *testing.T) {
 	}
 	tb := &table{cols: []string{"a", "b", "c", "d"}, rows: []*row{{cells: []*cell{mk(0), nil, mk(2), mk(3)}}}}
 	for n := 0; n < 2; n++ {
-		if _, _, err := tb.measure(cores{}, 0, n, 1); err != nil {
+		if _, err := tb.measure(cores{}, &readings{}, n, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -115,11 +115,38 @@ func TestMeasureKeepsBest(t *testing.T) {
 		cl := &cell{around: func() [2]float64 { return arounds[k-1] },
 			do: func() (float64, float64, error) { k++; return vals[k-1], 0, nil }}
 		tb := &table{cols: []string{"a"}, lower: c.lower, rows: []*row{{cells: []*cell{cl}}}}
-		if _, _, err := tb.measure(cores{}, 0, 0, 4); err != nil {
+		if _, err := tb.measure(cores{}, &readings{}, 0, 4); err != nil {
 			t.Fatal(err)
 		}
 		if len(cl.vals) != 1 || cl.vals[0] != c.want {
 			t.Errorf("lower %v: kept %v, want %g (7 was read apart)", c.lower, cl.vals, c.want)
 		}
+	}
+}
+
+// The floor is a low quantile of the readings, not their least: one low
+// outlier must not make a host's usual round trip read apart (a 16-core
+// host read 170-340 ns, and once 70), while the development VM's two
+// placements (near 50-120 ns, apart 330-430) stay told apart.
+func TestFloorIgnoresOneOutlier(t *testing.T) {
+	var host readings
+	host.add(70)
+	for i := 0; i < 40; i++ {
+		host.add(float64(170 + 4*i))
+	}
+	if f := host.floor(); !near([2]float64{170, 336}, f) {
+		t.Errorf("16-core host: floor %g calls its usual readings 170/336 apart", f)
+	}
+	var vm readings
+	for i := 0; i < 30; i++ {
+		vm.add(float64(50 + 2*i))
+		vm.add(float64(330 + 3*i))
+	}
+	f := vm.floor()
+	if !near([2]float64{55, 120}, f) || near([2]float64{60, 330}, f) {
+		t.Errorf("VM: floor %g does not tell near (55/120) from apart (60/330)", f)
+	}
+	if (&readings{}).floor() != 0 {
+		t.Error("floor of no readings is not 0")
 	}
 }
