@@ -227,7 +227,7 @@ func ended(cmd *exec.Cmd, err error, why, stderrPath string) (int, record.End) {
 	if ps != nil {
 		if st, ok := ps.Sys().(syscall.WaitStatus); ok && st.Signaled() {
 			code = 128 + int(st.Signal())
-			end.Error = fmt.Sprintf("%s: killed by %v", filepath.Base(cmd.Path), st.Signal())
+			end.Error = fmt.Sprintf("%s: killed by %s", filepath.Base(cmd.Path), signalName(st.Signal()))
 		} else {
 			code = ps.ExitCode()
 			end.Error = fmt.Sprintf("%s: exit status %d", filepath.Base(cmd.Path), code)

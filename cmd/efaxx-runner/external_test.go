@@ -77,7 +77,7 @@ func TestExternalCapturesOutputAndExit(t *testing.T) {
 func TestExternalTimeout(t *testing.T) {
 	start := time.Now()
 	_, code, end := runRank(t, record.External{Argv: []string{"sleep", "30"}, TimeoutNs: int64(200 * time.Millisecond)})
-	if code != 128+15 || !strings.Contains(end.Error, "killed by terminated (timeout after 200ms)") || end.Signal != "" {
+	if code != 128+15 || !strings.Contains(end.Error, "killed by SIGTERM (timeout after 200ms)") || end.Signal != "" {
 		t.Errorf("exit %d, end %+v; want 143, killed by SIGTERM for the timeout", code, end)
 	}
 	if d := time.Since(start); d > 5*time.Second {

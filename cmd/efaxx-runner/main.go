@@ -159,14 +159,14 @@ func onSignal() *stopper {
 		s.mu.Unlock()
 		if w != nil {
 			w.end(record.End{Type: record.TypeEnd, Rank: r, Status: record.StatusFailed,
-				Error: fmt.Sprintf("terminated by signal %v while measuring: the launcher stops every rank when one "+
-					"dies or the job is cancelled; see the other ranks' records", sig),
+				Error: fmt.Sprintf("stopped by %s while measuring: the launcher stops every rank when one "+
+					"dies or the job is cancelled; see the other ranks' records", signalName(sig)),
 				ElapsedNs: uint64(time.Since(t0).Nanoseconds()), Signal: sig.String()})
 		}
 		if r >= 0 {
-			fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: terminated by %v\n", r, sig)
+			fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: stopped by %s\n", r, signalName(sig))
 		} else {
-			fmt.Fprintf(os.Stderr, "efaxx-runner: terminated by %v\n", sig)
+			fmt.Fprintf(os.Stderr, "efaxx-runner: stopped by %s\n", signalName(sig))
 		}
 		time.Sleep(stopGrace)
 		os.Exit(1)
