@@ -157,17 +157,17 @@ func onSignal() *stopper {
 		s.mu.Lock()
 		w, r, t0 := s.file, s.rank, s.start
 		s.mu.Unlock()
+		name, who := signalName(sig), "efaxx-runner"
 		if w != nil {
 			w.end(record.End{Type: record.TypeEnd, Rank: r, Status: record.StatusFailed,
 				Error: fmt.Sprintf("stopped by %s while measuring: the launcher stops every rank when one "+
-					"dies or the job is cancelled; see the other ranks' records", signalName(sig)),
+					"dies or the job is cancelled; see the other ranks' records", name),
 				ElapsedNs: uint64(time.Since(t0).Nanoseconds()), Signal: sig.String()})
 		}
 		if r >= 0 {
-			fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d: stopped by %s\n", r, signalName(sig))
-		} else {
-			fmt.Fprintf(os.Stderr, "efaxx-runner: stopped by %s\n", signalName(sig))
+			who = fmt.Sprintf("efaxx-runner: rank %d", r)
 		}
+		fmt.Fprintf(os.Stderr, "%s: stopped by %s\n", who, name)
 		time.Sleep(stopGrace)
 		os.Exit(1)
 	}()
