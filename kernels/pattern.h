@@ -27,8 +27,11 @@ EFX_PHD uint64_t efx_mix64(uint64_t x)
 /* efx_base_word is word w (bytes 8w..8w+7) of sender's base pattern. */
 EFX_PHD uint64_t efx_base_word(uint64_t w, int sender) { return efx_mix64((w << 16) ^ (uint64_t)(uint32_t)sender); }
 
-/* efx_stamp_value is stamp k (0: start, 1: middle, 2: end) of op number op
- * in the iteration with this seed. */
+/* Stamps an op carries at most: its first and last word (native/pattern.c). */
+#define EFX_STAMPS 2
+
+/* efx_stamp_value is stamp k (0: first word, 1: last) of op number op in
+ * the iteration with this seed. */
 EFX_PHD uint64_t efx_stamp_value(uint64_t seed, uint64_t op, int k, int sender)
 {
 	return efx_mix64(seed ^ efx_mix64((op << 8 | (uint64_t)k) ^ ((uint64_t)(uint32_t)sender << 40)));

@@ -13,14 +13,17 @@
 #include <rdma/fi_rma.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "efaxx.h"
 #include "efaxx_cuda.h"
+#include "pattern.h"
 
 #define EFX_ADDRLEN 256  /* room for any provider's endpoint name */
 #define EFX_MAX_SLOTS 64 /* write slots: how far a writer may run ahead of verification; a power of two */
 #define EFX_ACKS 8       /* ack receives kept posted by a writer */
+#define EFX_EDGE 16      /* bytes of an op's edges, where its stamps are (efx_edges) */
 #define EFX_HUGE_PAGE (2u << 20) /* transparent huge page size on x86-64 and most arm64 */
 #define EFX_IDLE_CHECK 64        /* empty CQ reads between clock reads: an empty read costs about 0.1 us here, a clock read 0.04 */
 /* Bytes of target slots (and of a writer's source slots) a size may use:
@@ -78,6 +81,7 @@ typedef struct efx_op {
 	void *buf;
 	size_t len;
 	void *desc;
+	const uint8_t *edges; /* write: its stamped edges, gathered around buf's middle (efx_gather); NULL: buf is whole */
 	uint64_t raddr, data; /* write: remote address and CQ data */
 	bool delivered;       /* write: complete only once the data is at the target (FI_DELIVERY_COMPLETE) */
 	bool inject;          /* send or write of at most the provider's inject size: copied at post, no completion */
@@ -197,6 +201,7 @@ typedef struct efx_xfer {
 	enum efx_op_kind kind; /* OP_SEND, OP_RECV or OP_WRITE */
 	const efx_plan *plan;
 	uint8_t *buf;          /* local base: src, or where receives land */
+	const uint8_t *edges;  /* write: the iteration's edges (efx_edges) around buf's unstamped ops; NULL: buf is stamped */
 	uint64_t data;         /* write: remote CQ data */
 	uint32_t nstreams;
 	efx_stream *streams;
@@ -221,7 +226,10 @@ struct efx_ctx {
 
 	efx_buf buf[NBUFS]; /* src: source slots; dst: a region per sender; ctl: acks */
 	uint32_t src_slots; /* fixed source slots of max_size each (the proxy's GPU fills one while another is written); 0: per size (efx_set_src) */
-	uint32_t src_n;      /* source slots at the current size (efx_src_slot) */
+	uint32_t src_n;      /* source slots at the current size (efx_src_slot), or with gather, edge records */
+	bool gather;         /* the current size goes from slot 0, never stamped, with each iteration's edges gathered in */
+	uint8_t *edges;      /* gather: src_n edge records of edge_len bytes (efx_src_edges), after slot 0 */
+	uint64_t edge_len;
 	uint64_t src_stride; /* their distance: the source holds src_filled slots this far apart, */
 	uint32_t src_filled; /* each with the sender pattern from its own start */
 	uint64_t src_len;    /* for this many bytes */
@@ -319,10 +327,17 @@ static inline int64_t efx_now(void)
 static inline uint64_t efx_stride(uint64_t size) { return (size + 63) & ~(uint64_t)63; }
 
 /* efx_src_slot is the source buffer of iteration it: the source slots in
- * turn (efx_set_src), or the proxy's fixed ones. */
+ * turn (efx_set_src), slot 0 for every iteration with gather, or the
+ * proxy's fixed ones. */
 static inline uint8_t *efx_src_slot(const efx_ctx *c, uint64_t it)
 {
-	return c->buf[BUF_SRC].ptr + (it % c->src_n) * c->src_stride;
+	return c->gather ? c->buf[BUF_SRC].ptr : c->buf[BUF_SRC].ptr + (it % c->src_n) * c->src_stride;
+}
+
+/* efx_src_edges is where iteration it's edges go with gather (efx_set_src). */
+static inline uint8_t *efx_src_edges(const efx_ctx *c, uint64_t it)
+{
+	return c->edges + (it % c->src_n) * c->edge_len;
 }
 
 /* efx_region is where sender's writes land in receiver's dst: one region per other rank. */
@@ -348,7 +363,7 @@ int efx_send_ack(efx_ctx *c, int peer, uint64_t value, bool landed);
 int efx_wait_acks(efx_ctx *c, int peer, uint64_t n);
 void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least);
 uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most, uint32_t least);
-int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n);
+int efx_set_src(efx_ctx *c, const efx_plan *p, uint32_t n);
 int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it);
 
 /* xfer.c */
@@ -369,6 +384,8 @@ void efx_fill(uint8_t *buf, size_t len, int sender);
 void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender);
 void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender);
 void efx_corrupt(uint8_t *buf, size_t len);
+void efx_edges(uint8_t *rec, const efx_plan *p, uint64_t seed, int sender);
+int efx_gather(const uint8_t *edges, const uint8_t *buf, size_t len, struct iovec iov[3]);
 uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
 int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, int nseeds, int sender, bool full,

@@ -111,7 +111,9 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 		bool hook = false; /* the test hook: rank 0 damages the last iteration it sends, and a check must fail */
 		if (side->stamps) {
 			l->src = efx_src_slot(c, it);
-			if (efx_mem_stamp(c, l->src, &l->plan, efx_seed(l->size, me, it), me))
+			if (c->gather) /* the source stays unstamped: the edges go out with it */
+				efx_edges(efx_src_edges(c, it), &l->plan, efx_seed(l->size, me, it), me);
+			else if (efx_mem_stamp(c, l->src, &l->plan, efx_seed(l->size, me, it), me))
 				return -1;
 			hook = me == 0 && l->size == c->cfg.corrupt_size && it == l->total - 1;
 			if (hook && efx_mem_corrupt(c, l->src, l->size))
@@ -137,7 +139,7 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 	s->elapsed_ns = end - start;
 	efx_take_counts(c, s);
 	efx_summarize(s, c->lat, l->total - l->first);
-	if (side->stamps) /* the next size's stamps fall elsewhere */
+	if (side->stamps && !c->gather) /* the next size's stamps fall elsewhere */
 		for (uint32_t i = 0; i < c->src_n; i++)
 			if (efx_mem_unstamp(c, efx_src_slot(c, i), &l->plan, me))
 				return -1;

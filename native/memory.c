@@ -19,7 +19,7 @@ static int plan_on_gpu(efx_ctx *c, const efx_plan *p)
 	efx_mem_plan *m = &c->mem_plan;
 	if (m->size == p->size && m->chunk == p->chunk && m->slices == p->slices && m->n == p->n)
 		return 0;
-	uint64_t cap = 3 * p->n;
+	uint64_t cap = EFX_STAMPS * p->n;
 	uint64_t *off = malloc(cap * sizeof *off);
 	uint32_t *key = malloc(cap * sizeof *key);
 	uint8_t *width = malloc(cap);

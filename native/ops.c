@@ -36,7 +36,7 @@ static const char *op_name(const efx_op *op)
 	case OP_SEND:
 		return "fi_send";
 	case OP_WRITE:
-		return op->delivered ? "fi_writemsg" : "fi_writedata";
+		return op->delivered || op->edges ? "fi_writemsg" : "fi_writedata";
 	case OP_RECV:
 		return "fi_recv";
 	case OP_ACK:
@@ -86,14 +86,16 @@ static ssize_t post_now(efx_op *op)
 		if (op->inject)
 			return fi_inject_writedata(r->ep, op->buf, op->len, op->data, r->addrs[op->peer], op->raddr,
 						   r->remote[op->peer].key);
-		if (!op->delivered)
+		if (!op->delivered && !op->edges)
 			return fi_writedata(r->ep, op->buf, op->len, op->desc, op->data, r->addrs[op->peer], op->raddr,
 					    r->remote[op->peer].key, &op->fi);
-		struct iovec iov = {op->buf, op->len};
+		struct iovec iov[3] = {{op->buf, op->len}};
+		size_t n = op->edges ? (size_t)efx_gather(op->edges, op->buf, op->len, iov) : 1;
+		void *desc[3] = {op->desc, op->desc, op->desc}; /* the edges are in the source buffer too */
 		struct fi_rma_iov rma = {op->raddr, op->len, r->remote[op->peer].key};
-		struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &op->desc, .iov_count = 1, .addr = r->addrs[op->peer],
+		struct fi_msg_rma msg = {.msg_iov = iov, .desc = desc, .iov_count = n, .addr = r->addrs[op->peer],
 					 .rma_iov = &rma, .rma_iov_count = 1, .context = &op->fi, .data = op->data};
-		return fi_writemsg(r->ep, &msg, FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
+		return fi_writemsg(r->ep, &msg, FI_REMOTE_CQ_DATA | (op->delivered ? FI_DELIVERY_COMPLETE : 0));
 	}
 	case OP_RECV:
 	case OP_ACK:
@@ -365,17 +367,56 @@ void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least)
 	memset(c->wr_count, 0, (size_t)c->regions * EFX_MAX_SLOTS * sizeof *c->wr_count);
 }
 
-/* efx_set_src lays the source out as n slots of size (as many as fit, at
- * least 1), each holding the sender pattern from its own start: written
- * again only when the slots written last do not serve, off the clock. The
- * proxy's fixed slots stay as they are. */
-int efx_set_src(efx_ctx *c, uint64_t size, uint32_t n)
+/* gathers reports whether plan p's writes may go from one unstamped
+ * buffer with their edges gathered in (efx_gather): host memory (the
+ * GPU stamps its own slots), three pieces an op on every rail, and ops
+ * too big to inject, which takes one piece. */
+static bool gathers(const efx_ctx *c, const efx_plan *p)
 {
-	uint64_t stride = efx_stride(size);
+	uint64_t off, len;
+	efx_plan_op(p, 0, &off, &len); /* the first op is the largest */
+	if (c->cfg.memory == EFX_MEMORY_DEVICE)
+		return false;
+	for (uint32_t j = 0; j < c->nrails; j++)
+		if (c->rail[j].fi->tx_attr->iov_limit < 3 || len <= c->rail[j].inject_size)
+			return false;
+	return true;
+}
+
+/* efx_set_src lays the source out for n iterations of plan p in flight:
+ * n slots of its size (as many as fit, at least 1), each holding the
+ * sender pattern from its own start, written again only when the slots
+ * written last do not serve, off the clock. Where its writes can gather
+ * (gathers), one slot serves every iteration, and n small records after
+ * it (as many as fit) hold each iteration's edges: the kernel or NIC then
+ * reads one hot buffer, not n. The proxy's fixed slots stay as they are. */
+int efx_set_src(efx_ctx *c, const efx_plan *p, uint32_t n)
+{
+	uint64_t size = p->size, stride = efx_stride(size), len = c->buf[BUF_SRC].len;
+	c->gather = false;
 	if (c->src_slots)
 		return 0;
-	if (n > c->buf[BUF_SRC].len / stride)
-		n = (uint32_t)(c->buf[BUF_SRC].len / stride);
+	uint64_t rec = (p->n * EFX_EDGE + 63) & ~(uint64_t)63;
+	if (gathers(c, p) && len >= stride + rec) {
+		if (n > (len - stride) / rec)
+			n = (uint32_t)((len - stride) / rec);
+		if (c->src_len < size) {
+			c->src_len = 0;
+			if (efx_mem_fill(c, c->buf[BUF_SRC].ptr, size, c->info->rank))
+				return -1;
+		}
+		/* the records overwrite what lay past slot 0 */
+		c->src_filled = 1;
+		c->src_stride = stride;
+		c->src_len = size;
+		c->gather = true;
+		c->edges = c->buf[BUF_SRC].ptr + stride;
+		c->edge_len = rec;
+		c->src_n = n;
+		return 0;
+	}
+	if (n > len / stride)
+		n = (uint32_t)(len / stride);
 	if (n < 1)
 		n = 1;
 	/* slot 0 starts at 0 in every layout; the others only in the same one */

@@ -2,12 +2,20 @@
  * pattern.c: payload patterns that prove every transfer.
  *
  * A sender's buffer holds a base pattern that depends on the byte offset and
- * the sender's rank, written once. Each iteration then stamps three words of
- * every op of its plan (the op's start, middle and end) with values that
- * depend on the iteration's seed and the op's number, so a stale, misplaced
- * or missing op is caught at a cost of three words per op. A full check
- * compares every byte; the benchmarks run it on the first and last
- * iteration of each size and peer.
+ * the sender's rank, written once. Each iteration then stamps the first and
+ * last word of every op of its plan with values that depend on the
+ * iteration's seed and the op's number, so a stale, misplaced or missing
+ * op is caught at a cost of two words per op. A full check compares every
+ * byte; the benchmarks run it on the first and last iteration of each size
+ * and peer.
+ *
+ * The stamps sit at an op's edges so that a writer can send every
+ * iteration from one unstamped buffer, gathering each op's stamps from a
+ * small one (efx_edges, efx_gather): three pieces an op, within the four
+ * that libfabric's tcp and shm take. A stamped source slot per iteration
+ * in flight had the kernel copy from 2 MiB of source, not one hot
+ * buffer: on a 16-core host tcp writes of 256 KiB and 1 MiB ran 0.88 and
+ * 0.93 of fi_rma_bw so, 0.97 and 1.03 from one buffer (docs/performance.md).
  */
 #include <string.h>
 
@@ -38,17 +46,15 @@ void efx_fill(uint8_t *buf, size_t len, int sender)
 		buf[i] = base_byte(i, sender);
 }
 
-/* stamps lists the stamp offsets inside a chunk of clen bytes; returns how many. */
-static int stamps(size_t clen, size_t pos[3])
+/* stamps lists the stamp offsets inside a chunk of clen bytes: its first
+ * and last word (one stamp of clen bytes under 9); returns how many. */
+static int stamps(size_t clen, size_t pos[EFX_STAMPS])
 {
-	if (clen <= 8) {
-		pos[0] = 0;
-		return 1;
-	}
 	pos[0] = 0;
-	pos[1] = (clen / 2) & ~(size_t)7;
-	pos[2] = clen - 8;
-	return 3; /* may overlap in chunks under 24 bytes: writers and checkers apply them in order */
+	if (clen <= 8)
+		return 1;
+	pos[1] = clen - 8;
+	return 2; /* overlap in chunks under 16 bytes: writers and checkers apply them in order */
 }
 
 static inline uint64_t stamp_value(uint64_t seed, size_t op, int k, int sender)
@@ -58,7 +64,7 @@ static inline uint64_t stamp_value(uint64_t seed, size_t op, int k, int sender)
 
 static void stamp_chunk(uint8_t *c, size_t clen, size_t ci, uint64_t seed, int sender)
 {
-	size_t pos[3];
+	size_t pos[EFX_STAMPS];
 	int n = stamps(clen, pos);
 	for (int k = 0; k < n; k++) {
 		uint64_t v = stamp_value(seed, ci, k, sender);
@@ -74,7 +80,7 @@ void efx_stamp(uint8_t *buf, const efx_plan *p, uint64_t seed, int sender)
 	}
 }
 
-/* efx_stamp_list lists where efx_stamp writes for plan p: up to 3 * p->n
+/* efx_stamp_list lists where efx_stamp writes for plan p: up to EFX_STAMPS * p->n
  * entries of offset, op << 8 | k (what efx_stamp_value takes) and width in
  * bytes (8, or a short op's length). It returns how many. GPU code that
  * writes the payload stamps from this list. */
@@ -83,7 +89,7 @@ uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t
 	uint32_t n = 0;
 	for (uint64_t k = 0, o, clen; k < p->n; k++) {
 		efx_plan_op(p, k, &o, &clen);
-		size_t pos[3];
+		size_t pos[EFX_STAMPS];
 		int m = stamps(clen, pos);
 		for (int j = 0; j < m; j++, n++) {
 			off[n] = o + pos[j];
@@ -103,7 +109,7 @@ void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender)
 {
 	for (uint64_t k = 0, off, clen; k < p->n; k++) {
 		efx_plan_op(p, k, &off, &clen);
-		size_t pos[3];
+		size_t pos[EFX_STAMPS];
 		int n = stamps(clen, pos);
 		for (int j = 0; j < n; j++)
 			for (size_t i = off + pos[j]; i < off + pos[j] + 8 && i < p->size; i++)
@@ -147,6 +153,40 @@ static void small_want(uint8_t *want, size_t off, size_t clen, size_t ci, uint64
 	stamp_chunk(want, clen, ci, seed, sender);
 }
 
+/* efx_edges writes into rec what iteration seed puts at the edges of each
+ * op of plan p (EFX_EDGE bytes an op): an op of over 16 bytes has its two
+ * stamps there, first and last word; a shorter one is there whole. With
+ * the base pattern of a buffer that is never stamped they make the
+ * iteration's payload (efx_gather). */
+void efx_edges(uint8_t *rec, const efx_plan *p, uint64_t seed, int sender)
+{
+	for (uint64_t k = 0, off, clen; k < p->n; k++, rec += EFX_EDGE) {
+		efx_plan_op(p, k, &off, &clen);
+		if (clen <= EFX_EDGE) {
+			small_want(rec, off, clen, k, seed, sender);
+			continue;
+		}
+		uint64_t first = stamp_value(seed, k, 0, sender), last = stamp_value(seed, k, 1, sender);
+		memcpy(rec, &first, 8);
+		memcpy(rec + 8, &last, 8);
+	}
+}
+
+/* efx_gather lists the pieces of an op of len bytes whose edges are at
+ * edges (efx_edges) and whose middle is at buf, the op's place in a buffer
+ * of the base pattern: at most 3, in order. It returns how many. */
+int efx_gather(const uint8_t *edges, const uint8_t *buf, size_t len, struct iovec iov[3])
+{
+	if (len <= EFX_EDGE) {
+		iov[0] = (struct iovec){(void *)edges, len};
+		return 1;
+	}
+	iov[0] = (struct iovec){(void *)edges, 8};
+	iov[1] = (struct iovec){(void *)(buf + 8), len - 16};
+	iov[2] = (struct iovec){(void *)(edges + 8), 8};
+	return 3;
+}
+
 /* check_small compares a short chunk (stamps may overlap) with each seed's
  * rebuild: it must be one of them, whole. */
 static int check_small(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, const uint64_t *seeds,
@@ -180,7 +220,7 @@ static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, 
 {
 	if (clen <= 64)
 		return check_small(buf, off, clen, len, ci, seeds, nseeds, sender, err);
-	size_t pos[3];
+	size_t pos[EFX_STAMPS];
 	int n = stamps(clen, pos);
 	size_t from = off;
 	for (int k = 0; k < n; k++) {

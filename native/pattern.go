@@ -8,7 +8,10 @@ package native
 */
 import "C"
 
-import "errors"
+import (
+	"errors"
+	"unsafe"
+)
 
 // The payload pattern of pattern.c, seen from Go: its tests' view of what
 // a writer puts in a slot and what a target accepts there.
@@ -43,4 +46,31 @@ func checkSlot(slot []byte, chunk uint64, its []uint64, full bool) error {
 		return errors.New(C.GoString(&msg[0]))
 	}
 	return nil
+}
+
+// gathered returns what a writer that gathers sends as the iteration it
+// of size bytes cut into ops of chunk: each op's pieces (efx_gather) from
+// a buffer that holds the base pattern only and the iteration's edges
+// (efx_edges), one after another.
+func gathered(size, chunk, it uint64) []byte {
+	buf := C.malloc(C.size_t(size))
+	defer C.free(buf)
+	var p C.efx_plan
+	C.efx_plan_init(&p, C.uint64_t(size), C.uint64_t(chunk), 1)
+	C.efx_fill((*C.uint8_t)(buf), C.size_t(size), 0)
+	rec := C.malloc(C.size_t(p.n * C.EFX_EDGE))
+	defer C.free(rec)
+	C.efx_edges((*C.uint8_t)(rec), &p, C.efx_seed(C.uint64_t(size), 0, C.uint64_t(it)), 0)
+	var out []byte
+	for k := C.uint64_t(0); k < p.n; k++ {
+		var off, n C.uint64_t
+		C.efx_plan_op(&p, k, &off, &n)
+		var iov [3]C.struct_iovec
+		edges := (*C.uint8_t)(unsafe.Add(rec, k*C.EFX_EDGE))
+		pieces := C.efx_gather(edges, (*C.uint8_t)(unsafe.Add(buf, off)), C.size_t(n), &iov[0])
+		for _, v := range iov[:pieces] {
+			out = append(out, C.GoBytes(v.iov_base, C.int(v.iov_len))...)
+		}
+	}
+	return out
 }

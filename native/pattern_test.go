@@ -64,3 +64,19 @@ func TestCheckSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestGathered holds the writer that sends every iteration from one
+// unstamped buffer: its pieces and the iteration's edges make, byte for
+// byte, the payload that stamping the buffer makes.
+func TestGathered(t *testing.T) {
+	for _, c := range []struct{ size, chunk uint64 }{
+		{300001, 65536}, {65536, 65536}, {4096, 4096}, {100, 100}, {17, 17}, {16, 16}, {9, 9}, {3, 3}, {200, 64}, {1000, 24}, {1000, 17},
+	} {
+		for _, it := range []uint64{0, 1, 41} {
+			got, want := gathered(c.size, c.chunk, it), stamped(c.size, c.chunk, it)
+			if string(got) != string(want) {
+				t.Errorf("size %d chunk %d iteration %d: gathered %d bytes differ from the stamped %d", c.size, c.chunk, it, len(got), len(want))
+			}
+		}
+	}
+}

@@ -53,9 +53,9 @@ static int proxy_open(efx_ctx *c, void **state)
 	if (c->info->rank != 0)
 		return 0;
 	uint64_t ops = (c->cfg.max_size + c->cfg.chunk - 1) / c->cfg.chunk + EFX_MAX_RAILS; /* split adds one per slice */
-	p->off = calloc(3 * ops, sizeof *p->off);
-	p->key = calloc(3 * ops, sizeof *p->key);
-	p->width = calloc(3 * ops, 1);
+	p->off = calloc(EFX_STAMPS * ops, sizeof *p->off);
+	p->key = calloc(EFX_STAMPS * ops, sizeof *p->key);
+	p->width = calloc(EFX_STAMPS * ops, 1);
 	if (!p->off || !p->key || !p->width)
 		return efx_fail(c->err, "proxy: out of memory");
 	return efx_cuda_attach(c) || c->cuda.host_register(c->gpu, c->buf[BUF_SRC].ptr, c->buf[BUF_SRC].len, c->err);

@@ -13,7 +13,7 @@
  * 1 MiB a core) cost about a tenth of the bandwidth. One place is enough:
  * rank 0 posts the next receive as soon as the answer has arrived, since
  * the next answer cannot come before rank 0 has asked; the peer answers
- * first, then checks what arrived (three words an op), posts the next
+ * first, then checks what arrived (two words an op), posts the next
  * receive over it and stamps its next answer (a message from rank 0 that
  * comes before that receive waits in the provider, unexpected; it cannot
  * land on what is being checked). Rank 0 checks the answer after its

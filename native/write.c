@@ -148,10 +148,12 @@ const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiato
 
 /*
  * The write benchmark's own initiator keeps iterations in flight: up to
- * depth of them (write_ahead), each from its own source slot, their ops
- * filling the rails' windows oldest first. An iteration may start once the
- * one depth before it has completed locally (its source slot is free) and
- * the target has verified the one reach before it. Its time runs from
+ * depth of them (write_ahead), their ops filling the rails' windows oldest
+ * first. Each goes from one unstamped source buffer with its own edges
+ * (stamps) gathered in where the rails allow (efx_set_src), else from its
+ * own stamped source slot. An iteration may start once the one depth
+ * before it has completed locally (its edges or slot are free) and the
+ * target has verified the one reach before it. Its time runs from
  * its start, or the previous iteration's end if that came later, to the
  * local completion of its last op (seen in order): the time it had the
  * rails to itself, a buffer's time as when one is in flight, not its wait
@@ -238,7 +240,7 @@ static int stream_start(efx_loop *l)
 	uint32_t depth = reach(l); /* npool holds a ring of at least one iteration */
 	if (depth > w->npool / w->n)
 		depth = w->npool / w->n;
-	if (efx_set_src(c, l->size, depth))
+	if (efx_set_src(c, &l->plan, depth))
 		return -1;
 	w->depth = depth < c->src_n ? depth : c->src_n;
 	w->head = w->tail = 0;
@@ -282,7 +284,7 @@ static int stream_iteration(efx_loop *l, uint64_t it)
 		ss[i].remote_off = (uint64_t)efx_region(0, ss[i].peer) * c->region_len + slot_off;
 	}
 	*x = (efx_xfer){.kind = OP_WRITE, .plan = &l->plan, .buf = l->src, .data = EFX_DATA(0, it),
-			.nstreams = w->n, .streams = ss};
+			.edges = c->gather ? efx_src_edges(c, it) : NULL, .nstreams = w->n, .streams = ss};
 	efx_xfer_start(c, x);
 	w->started[it % w->depth] = efx_now();
 	w->head = it + 1;

@@ -143,6 +143,7 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 	op->done = &x->done;
 	x->posted++;
 	op->inject = false;
+	op->edges = NULL;
 	if (x->kind == OP_RECV) {
 		op->desc = r->desc[BUF_DST];
 		r->rx_inflight++;
@@ -156,7 +157,8 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 		op->posted_at = c->cfg.strategy == EFX_ADAPTIVE ? efx_now() : 0;
 		/* a small send or write is copied at post and has no completion to
 		 * reap; not from GPU memory, which a provider's copy cannot read */
-		op->inject = !op->delivered && len <= r->inject_size && c->cfg.memory != EFX_MEMORY_DEVICE;
+		op->edges = x->edges ? x->edges + k * EFX_EDGE : NULL;
+		op->inject = !op->delivered && !op->edges && len <= r->inject_size && c->cfg.memory != EFX_MEMORY_DEVICE;
 		r->tx_inflight++;
 		c->rail_bytes[rail] += len;
 	}
