@@ -14,8 +14,8 @@
  * small one (efx_edges, efx_gather): three pieces an op, within the four
  * that libfabric's tcp and shm take. A stamped source slot per iteration
  * in flight had the kernel copy from 2 MiB of source, not one hot
- * buffer: on a 16-core host tcp writes of 256 KiB and 1 MiB ran 0.88 and
- * 0.93 of fi_rma_bw so, 0.97 and 1.03 from one buffer (docs/performance.md).
+ * buffer: on a 16-core host gathering made tcp writes of 64 KiB-1 MiB
+ * 5-12% faster (docs/performance.md).
  */
 #include <string.h>
 
