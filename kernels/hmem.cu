@@ -116,7 +116,7 @@ extern "C" int efx_cuda_dev_stamps(efx_cuda *c, uint32_t n, const uint64_t *off,
 }
 
 /* later_covers reports whether a later stamp of the same op (they follow
- * each other in the list) writes byte at: stamps of chunks under 24 bytes
+ * each other in the list) writes byte at: stamps of chunks under 16 bytes
  * overlap, and the last one written wins, as in native/pattern.c. */
 static __device__ bool later_covers(const uint64_t *off, const uint32_t *key, const uint8_t *width, uint32_t n,
 				    uint32_t j, uint64_t at)
