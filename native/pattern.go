@@ -16,14 +16,21 @@ import (
 // The payload pattern of pattern.c, seen from Go: its tests' view of what
 // a writer puts in a slot and what a target accepts there.
 
-// stamped returns size bytes of rank 0's payload cut into ops of chunk,
-// as the iteration it writes them.
-func stamped(size, chunk, it uint64) []byte {
+// based returns a C buffer (the caller frees it) of size bytes of rank 0's
+// base pattern, and the plan that cuts it into ops of chunk.
+func based(size, chunk uint64) (unsafe.Pointer, C.efx_plan) {
 	buf := C.malloc(C.size_t(size))
-	defer C.free(buf)
 	var p C.efx_plan
 	C.efx_plan_init(&p, C.uint64_t(size), C.uint64_t(chunk), 1)
 	C.efx_fill((*C.uint8_t)(buf), C.size_t(size), 0)
+	return buf, p
+}
+
+// stamped returns size bytes of rank 0's payload cut into ops of chunk,
+// as the iteration it writes them.
+func stamped(size, chunk, it uint64) []byte {
+	buf, p := based(size, chunk)
+	defer C.free(buf)
 	C.efx_stamp((*C.uint8_t)(buf), &p, C.efx_seed(C.uint64_t(size), 0, C.uint64_t(it)), 0)
 	return C.GoBytes(buf, C.int(size))
 }
@@ -53,11 +60,8 @@ func checkSlot(slot []byte, chunk uint64, its []uint64, full bool) error {
 // a buffer that holds the base pattern only and the iteration's edges
 // (efx_edges), one after another.
 func gathered(size, chunk, it uint64) []byte {
-	buf := C.malloc(C.size_t(size))
+	buf, p := based(size, chunk)
 	defer C.free(buf)
-	var p C.efx_plan
-	C.efx_plan_init(&p, C.uint64_t(size), C.uint64_t(chunk), 1)
-	C.efx_fill((*C.uint8_t)(buf), C.size_t(size), 0)
 	rec := C.malloc(C.size_t(p.n * C.EFX_EDGE))
 	defer C.free(rec)
 	C.efx_edges((*C.uint8_t)(rec), &p, C.efx_seed(C.uint64_t(size), 0, C.uint64_t(it)), 0)
