@@ -67,7 +67,11 @@ from collections import defaultdict
 size, short, long = (int(a) for a in sys.argv[2:])
 runs = defaultdict(dict)
 for l in open(sys.argv[1]):
-    r, prog, it, side, user, sys_, wall, gbps = l.split()
+    f = l.split()
+    if len(f) != 8:
+        print("skipped, a run that failed:", l.strip(), file=sys.stderr)
+        continue
+    r, prog, it, side, user, sys_, wall, gbps = f
     runs[(r, prog, side)][int(it)] = (float(user), float(sys_), float(gbps))
 n = long - short
 print(f"\n{size} B writes, per write (medians of rounds): user, system, and the time per write of the 2 GiB run")
