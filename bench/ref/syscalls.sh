@@ -53,20 +53,26 @@ row() {
 	echo
 }
 
+# fab_pair PROG NAME SHORT LONG ARGS...: both sides of a short and a long fabtests run.
+fab_pair() {
+	local prog=$1 name=$2 short=$3 long=$4; shift 4
+	fab "$prog" "$name.s" -I "$short" "$@"
+	fab "$prog" "$name.l" -I "$long" "$@"
+	row "$prog client" "$tmp/$name.s.cli" "$tmp/$name.l.cli" $((long - short))
+	row "$prog server" "$tmp/$name.s.srv" "$tmp/$name.l.srv" $((long - short))
+}
+
+# efx_pair BENCHMARK SIZE SHORT LONG: both ranks of a short and a long efaxx run.
+efx_pair() {
+	local bench=$1 size=$2 short=$3 long=$4
+	efx "$bench.s" --benchmark "$bench" --sizes "$size" --iterations "$short"
+	efx "$bench.l" --benchmark "$bench" --sizes "$size" --iterations "$long"
+	row "efaxx $bench rank 0" "$tmp/$bench.s.0" "$tmp/$bench.l.0" $((long - short))
+	row "efaxx $bench rank 1" "$tmp/$bench.s.1" "$tmp/$bench.l.1" $((long - short))
+}
+
 printf '%-24s %8s %8s %8s %8s %8s %8s %8s\n' "per iteration" all sendmsg sendto recvfrom poll read write
-fab fi_rma_bw w1 -m -S 65536 -I 2000 -e rdm -o writedata -W 64
-fab fi_rma_bw w2 -m -S 65536 -I 32768 -e rdm -o writedata -W 64
-row "fi_rma_bw writer" "$tmp/w1.cli" "$tmp/w2.cli" 30768
-row "fi_rma_bw target" "$tmp/w1.srv" "$tmp/w2.srv" 30768
-efx e1 --benchmark write --sizes 65536 --iterations 2000
-efx e2 --benchmark write --sizes 65536 --iterations 32768
-row "efaxx write writer" "$tmp/e1.0" "$tmp/e2.0" 30768
-row "efaxx write target" "$tmp/e1.1" "$tmp/e2.1" 30768
-fab fi_rdm_pingpong p1 -S 64 -I 2000
-fab fi_rdm_pingpong p2 -S 64 -I 22000
-row "fi_rdm_pingpong client" "$tmp/p1.cli" "$tmp/p2.cli" 20000
-row "fi_rdm_pingpong server" "$tmp/p1.srv" "$tmp/p2.srv" 20000
-efx s1 --benchmark sendrecv --sizes 64 --iterations 2000
-efx s2 --benchmark sendrecv --sizes 64 --iterations 22000
-row "efaxx sendrecv rank 0" "$tmp/s1.0" "$tmp/s2.0" 20000
-row "efaxx sendrecv rank 1" "$tmp/s1.1" "$tmp/s2.1" 20000
+fab_pair fi_rma_bw w 2000 32768 -m -S 65536 -e rdm -o writedata -W 64
+efx_pair write 65536 2000 32768
+fab_pair fi_rdm_pingpong p 2000 22000 -S 64
+efx_pair sendrecv 64 2000 22000
