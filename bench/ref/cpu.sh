@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 short=$(((1 << 27) / size)) long=$(((1 << 31) / size))
 
-# The wrapper runs a command and writes its CPU seconds: user system wall.
+# ru OUT CMD...: runs CMD and writes its CPU seconds to OUT: user system wall.
 cat >"$tmp/ru" <<'EOF'
 #!/usr/bin/env python3
 import os, resource, subprocess, sys, time
@@ -27,27 +27,27 @@ sys.exit(rc)
 EOF
 chmod +x "$tmp/ru"
 
+# wrap TAG CMD... and rank_wrapper TAG: CMD's CPU seconds into $tmp/TAG.
+wrap() { local tag=$1; shift; "$tmp/ru" "$tmp/$tag" "$@"; }
+rank_wrapper() {
+	printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$tmp/ru" "$tmp/$1.{rank}" >"$tmp/wrap.$1"
+	chmod +x "$tmp/wrap.$1"
+	echo "$tmp/wrap.$1"
+}
+. "$(dirname "$0")/pair.sh"
+
 fab() { # ITERATIONS ROUND
-	local port=$((20000 + RANDOM % 20000))
-	"$tmp/ru" "$tmp/ft.target" "$ft_dir/bin/fi_rma_bw" -B $((port + 1)) -s 127.0.0.1 --pin-core 1 -p tcp -E=$port \
-		-m -S "$size" -I "$1" -e rdm -o writedata -W 64 >/dev/null 2>&1 &
-	sleep 0.3
-	"$tmp/ru" "$tmp/ft.writer" "$ft_dir/bin/fi_rma_bw" -B $((port + 2)) --pin-core 0 -p tcp -E=$port \
-		-m -S "$size" -I "$1" -e rdm -o writedata -W 64 127.0.0.1 >"$tmp/ft.out" 2>&1
-	wait
+	fabtests_pair ft fi_rma_bw -m -S "$size" -I "$1" -e rdm -o writedata -W 64
 	local gbps
 	gbps=$(grep -o 'MB/sec: [0-9.]*' "$tmp/ft.out" | awk '{ printf "%.3f", $2 / 1000 }')
-	echo "$2 fi_rma_bw $1 writer $(cat "$tmp/ft.writer") $gbps"
-	echo "$2 fi_rma_bw $1 target $(cat "$tmp/ft.target") $gbps"
+	echo "$2 fi_rma_bw $1 writer $(cat "$tmp/ft.cli") $gbps"
+	echo "$2 fi_rma_bw $1 target $(cat "$tmp/ft.srv") $gbps"
 }
 
 efx() { # ITERATIONS ROUND
-	rm -rf "$tmp/out" && mkdir -p "$tmp/out"
-	mpirun --allow-run-as-root --mca btl self,vader --mca oob_tcp_if_include lo -np 2 "$tmp/ru" "$tmp/ef.{rank}" \
-		"$runner" --provider tcp --nic lo --out "$tmp/out" --benchmark write --sizes "$size" --iterations "$1" \
-		--warmup 10 >/dev/null 2>&1
+	efaxx_pair ef --benchmark write --sizes "$size" --iterations "$1"
 	local gbps
-	gbps=$(grep -h '"rank":0' "$tmp"/out/*.ndjson | grep '"type":"sample"' | python3 -c '
+	gbps=$(grep -h '"rank":0' "$tmp"/ef.d/*.ndjson | grep '"type":"sample"' | python3 -c '
 import json, sys
 for l in sys.stdin:
     d = json.loads(l)

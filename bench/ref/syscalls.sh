@@ -14,32 +14,17 @@ calls=(raw_syscalls:sys_enter syscalls:sys_enter_sendmsg syscalls:sys_enter_send
 	syscalls:sys_enter_recvfrom syscalls:sys_enter_poll syscalls:sys_enter_read syscalls:sys_enter_write)
 events=$(IFS=,; echo "${calls[*]}")
 
-# count FILE CMD...: CMD's system calls into FILE.
-count() { local f=$1; shift; perf stat -x, -o "$f" -e "$events" "$@"; }
-
-# fab PROG TAG ARGS...: a fabtests server and client on 127.0.0.1.
-fab() {
-	local prog=$1 tag=$2 port=$((20000 + RANDOM % 20000)); shift 2
-	count "$tmp/$tag.srv" "$ft_dir/bin/$prog" -B $((port + 1)) -s 127.0.0.1 --pin-core 1 -p tcp -E=$port "$@" \
-		>"$tmp/$tag.srv.out" 2>&1 &
-	sleep 0.5
-	count "$tmp/$tag.cli" "$ft_dir/bin/$prog" -B $((port + 2)) --pin-core 0 -p tcp -E=$port "$@" 127.0.0.1 \
-		>"$tmp/$tag.cli.out" 2>&1
-	wait
-}
-
-# efx TAG ARGS...: two efaxx ranks under mpirun, each counted.
-efx() {
-	local tag=$1; shift
-	cat >"$tmp/wrap" <<EOF
+# wrap TAG CMD... and rank_wrapper TAG: CMD's system calls into $tmp/TAG.
+wrap() { local tag=$1; shift; perf stat -x, -o "$tmp/$tag" -e "$events" "$@"; }
+rank_wrapper() {
+	cat >"$tmp/wrap.$1" <<EOF
 #!/bin/sh
-exec perf stat -x, -o "$tmp/$tag.\$OMPI_COMM_WORLD_RANK" -e "$events" "\$@"
+exec perf stat -x, -o "$tmp/$1.\$OMPI_COMM_WORLD_RANK" -e "$events" "\$@"
 EOF
-	chmod +x "$tmp/wrap"
-	mkdir -p "$tmp/out.$tag"
-	mpirun --allow-run-as-root --mca btl self,vader --mca oob_tcp_if_include lo -np 2 "$tmp/wrap" \
-		"$runner" --provider tcp --nic lo --out "$tmp/out.$tag" "$@" --warmup 10 >"$tmp/$tag.out" 2>&1
+	chmod +x "$tmp/wrap.$1"
+	echo "$tmp/wrap.$1"
 }
+. "$(dirname "$0")/pair.sh"
 
 # row NAME SHORT LONG N: (LONG - SHORT) / N for each call.
 row() {
@@ -53,26 +38,26 @@ row() {
 	echo
 }
 
-# fab_pair PROG NAME SHORT LONG ARGS...: both sides of a short and a long fabtests run.
-fab_pair() {
+# fab PROG NAME SHORT LONG ARGS...: both sides of a short and a long fabtests run.
+fab() {
 	local prog=$1 name=$2 short=$3 long=$4; shift 4
-	fab "$prog" "$name.s" -I "$short" "$@"
-	fab "$prog" "$name.l" -I "$long" "$@"
+	fabtests_pair "$name.s" "$prog" -I "$short" "$@"
+	fabtests_pair "$name.l" "$prog" -I "$long" "$@"
 	row "$prog client" "$tmp/$name.s.cli" "$tmp/$name.l.cli" $((long - short))
 	row "$prog server" "$tmp/$name.s.srv" "$tmp/$name.l.srv" $((long - short))
 }
 
-# efx_pair BENCHMARK SIZE SHORT LONG: both ranks of a short and a long efaxx run.
-efx_pair() {
+# efx BENCHMARK SIZE SHORT LONG: both ranks of a short and a long efaxx run.
+efx() {
 	local bench=$1 size=$2 short=$3 long=$4
-	efx "$bench.s" --benchmark "$bench" --sizes "$size" --iterations "$short"
-	efx "$bench.l" --benchmark "$bench" --sizes "$size" --iterations "$long"
+	efaxx_pair "$bench.s" --benchmark "$bench" --sizes "$size" --iterations "$short"
+	efaxx_pair "$bench.l" --benchmark "$bench" --sizes "$size" --iterations "$long"
 	row "efaxx $bench rank 0" "$tmp/$bench.s.0" "$tmp/$bench.l.0" $((long - short))
 	row "efaxx $bench rank 1" "$tmp/$bench.s.1" "$tmp/$bench.l.1" $((long - short))
 }
 
 printf '%-24s %8s %8s %8s %8s %8s %8s %8s\n' "per iteration" all sendmsg sendto recvfrom poll read write
-fab_pair fi_rma_bw w 2000 32768 -m -S 65536 -e rdm -o writedata -W 64
-efx_pair write 65536 2000 32768
-fab_pair fi_rdm_pingpong p 2000 22000 -S 64
-efx_pair sendrecv 64 2000 22000
+fab fi_rma_bw w 2000 32768 -m -S 65536 -e rdm -o writedata -W 64
+efx write 65536 2000 32768
+fab fi_rdm_pingpong p 2000 22000 -S 64
+efx sendrecv 64 2000 22000
