@@ -5,14 +5,15 @@
 # does the same for an mpirun rank, into $tmp/TAG.RANK).
 
 # fabtests_pair TAG PROG ARGS...: PROG's server on CPU 1 and client on
-# CPU 0, measured as TAG.srv and TAG.cli; the client's output in TAG.out.
+# CPU 0, both bound to 127.0.0.1, measured as TAG.srv and TAG.cli; the
+# client's output in TAG.out.
 fabtests_pair() {
 	local tag=$1 prog=$2 port=$((20000 + RANDOM % 20000))
 	shift 2
 	wrap "$tag.srv" "$ft_dir/bin/$prog" -B $((port + 1)) -s 127.0.0.1 --pin-core 1 -p tcp -E=$port "$@" \
 		>/dev/null 2>&1 &
 	sleep 0.5
-	wrap "$tag.cli" "$ft_dir/bin/$prog" -B $((port + 2)) --pin-core 0 -p tcp -E=$port "$@" 127.0.0.1 \
+	wrap "$tag.cli" "$ft_dir/bin/$prog" -B $((port + 2)) -s 127.0.0.1 --pin-core 0 -p tcp -E=$port "$@" 127.0.0.1 \
 		>"$tmp/$tag.out" 2>&1
 	wait
 }
