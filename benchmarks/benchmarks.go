@@ -49,6 +49,11 @@ type Benchmark struct {
 	Reference string
 	RoundTrip bool
 
+	// FixedRails says its ops go on rails by a fixed rule: a two-sided
+	// receive must be posted on the rail its message comes by before the
+	// sender picks one, so it cannot use the adaptive strategy.
+	FixedRails bool
+
 	// Chunk is its bytes per fabric operation when a sweep names none, 0
 	// for Libefaxx's 1 MiB (DefaultChunk).
 	Chunk uint64
@@ -68,6 +73,16 @@ func (b Benchmark) DefaultChunk(strategy string) uint64 {
 
 // Takes reports whether b takes the [params] key.
 func (b Benchmark) Takes(key string) bool { return !restricted(key) || slices.Contains(b.Keys, key) }
+
+// CheckStrategy says why b cannot spread its ops by strategy, if it
+// cannot: a two-sided benchmark (FixedRails) is never adaptive.
+func (b Benchmark) CheckStrategy(strategy string) error {
+	if b.FixedRails && strategy == "adaptive" {
+		return fmt.Errorf("%s cannot use the adaptive strategy: a receive must be posted on the rail its message "+
+			"arrives on before the sender picks one; use write or all2all, or a fixed strategy", b.Name)
+	}
+	return nil
+}
 
 // Measured reports whether efaxx-runner measures b itself, in its native
 // core: every benchmark but an external program.
@@ -90,7 +105,12 @@ var table = []Benchmark{
 	// measures cudaMemcpy of the same bytes in the same run: their reference.
 	{Name: "sendrecv", Kind: Network, Doc: "libfabric SEND/RECV ping-pong between rank pairs",
 		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, timed, fabric),
-		Reference: "cudaMemcpy", RoundTrip: true},
+		Reference: "cudaMemcpy", RoundTrip: true, FixedRails: true},
+	// The two-sided stream, as fi_rdm_tagged_bw and osu_bw measure it: a
+	// ping-pong (sendrecv) cannot overlap one message with the next.
+	{Name: "send", Kind: Network, Doc: "libfabric SEND/RECV one way, rank 0 streaming to each peer in turn",
+		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, timed, fabric, []string{"slots"}),
+		Reference: "cudaMemcpy", FixedRails: true},
 	// A write goes in ops of up to 8 MiB: a message of up to 8 MiB in one,
 	// as fi_rma_bw and Libefaxx's single-channel write post it. Over
 	// loopback tcp, writes of 4 and 8 MiB in 1 MiB ops ran 10% and 7%

@@ -14,7 +14,7 @@
 //	ranks      = 2                    # 2..65536 (2)
 //	sizes      = "4KiB..16MiB"        # the sizes of each point ("4KiB..4MiB")
 //	iterations = 200                  # >= 1 (100)
-//	duration   = "2s"                 # instead, seconds of timed iterations per size; sendrecv, write, all2all ("0s": off)
+//	duration   = "2s"                 # instead, seconds of timed iterations per size; sendrecv, send, write, all2all ("0s": off)
 //	warmup     = 20                   # >= 0 (10); adaptive: at least one per rail
 //	timeout    = "60s"                # > 0, <= 24h; bounds every wait (60s)
 //	chunk      = "1MiB"               # bytes per fabric operation (1MiB)

@@ -116,7 +116,7 @@ func TestParseExpectErrors(t *testing.T) {
 		{"typo in where", "[[expect]]\nwhere = { provder = \"efa\" }\nmin = 1\n",
 			`x.toml:4: expect[1].where.provder: unknown key (did you mean "provider"?)`, harness.ErrUnknownKey},
 		{"bad benchmark", "[[expect]]\nwhere = { benchmark = \"wrte\" }\nmin = 1\n",
-			`x.toml:4: expect[1].where.benchmark: unknown benchmark "wrte" (did you mean "write"?); known: sendrecv, write, all2all, proxy, ipc, ipc-all2all, queue, or an external program's, as nccl:alltoall`, harness.ErrValue},
+			`x.toml:4: expect[1].where.benchmark: unknown benchmark "wrte" (did you mean "write"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, or an external program's, as nccl:alltoall`, harness.ErrValue},
 		{"bad size", "[[expect]]\nwhere = { size = \">= 64MB\" }\nmin = 1\n",
 			`x.toml:4: expect[1].where.size: size "64MB": unit "MB" is ambiguous (1000 or 1024?): write "64MiB", or a number of bytes`, harness.ErrSize},
 		{"bad metric", "[[expect]]\nmetric = \"bw\"\nmin = 1\n",

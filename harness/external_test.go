@@ -138,7 +138,7 @@ func TestExternalSweepErrors(t *testing.T) {
 		{"output a path", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\noutput = \"../x.json\"\n",
 			`x.toml:6: external.output: output "../x.json": want a file name in the run directory, such as "results.json", not a path or one of efaxx's files`},
 		{"iterations", base + "[params]\niterations = 5\n[external]\nprogram = \"p\"\nparser = \"osu\"\n",
-			"x.toml:4: params.iterations: applies to benchmarks sendrecv, write, all2all, proxy, ipc, ipc-all2all and queue only, and the sweep runs external"},
+			"x.toml:4: params.iterations: applies to benchmarks sendrecv, send, write, all2all, proxy, ipc, ipc-all2all and queue only, and the sweep runs external"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

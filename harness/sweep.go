@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"efaxx/benchmarks"
 	"efaxx/lineerr"
 	"efaxx/tomldoc"
 )
@@ -258,15 +259,21 @@ func (d *decoder) resolve(s *Sweep) {
 }
 
 // checkCombinations rejects params that are valid alone but not together.
-// sendrecv cannot be adaptive: a two-sided receive must be posted on the
-// rail its message will arrive on before the sender picks the rail. The
+// A two-sided benchmark (FixedRails) cannot be adaptive: a receive must
+// be posted on the rail its message will arrive on before the sender
+// picks the rail. The
 // proxy serves one peer at a time, so it cannot be round-robin (every peer
 // at once).
 func checkCombinations(s *Sweep) error {
 	strategy := slices.Index(axes(), paramNamed("strategy"))
-	if slices.Contains(s.Benchmarks, "sendrecv") && slices.Contains(s.values[strategy], any("adaptive")) {
-		return lineerr.Mark(ErrValue, "sendrecv cannot use the adaptive strategy: a receive must be posted on the rail "+
-			"its message arrives on before the sender picks one; use write or all2all, or a fixed strategy")
+	for _, name := range s.Benchmarks {
+		b, err := benchmarks.Lookup(name)
+		if err != nil || !slices.Contains(s.values[strategy], any("adaptive")) {
+			continue
+		}
+		if err := b.CheckStrategy("adaptive"); err != nil {
+			return lineerr.Mark(ErrValue, "%v", err)
+		}
 	}
 	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.values[strategy], any("round-robin")) {
 		return lineerr.Mark(ErrValue, "proxy cannot use the round-robin strategy: its CPU proxy writes to one peer at a "+

@@ -99,9 +99,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", "name = \"../x\"\nbenchmark = \"write\"\n",
 			`sweeps/x.toml:1: name: "../x" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit`},
 		{"unknown benchmark", "name = \"x\"\nbenchmark = \"wirte\"\n",
-			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, proxy, ipc, ipc-all2all, queue, external`},
+			`sweeps/x.toml:2: benchmark: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external`},
 		{"unknown benchmark in a list", "name = \"x\"\nbenchmark = [\"write\", \"alltoall\"]\n",
-			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall" (did you mean "all2all"?); known: sendrecv, write, all2all, proxy, ipc, ipc-all2all, queue, external`},
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall" (did you mean "all2all"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external`},
 		{"unknown provider", head + "[params]\nprovider = \"verbs\"\n",
 			`sweeps/x.toml:4: params.provider: unknown provider "verbs"; known: auto, shm, tcp, efa`},
 		{"ranks too few", head + "[params]\nranks = 1\n",
@@ -193,7 +193,7 @@ sizes = "64MiB..4KiB"
 timeout = 60
 window = [1, 1]
 `, `sweeps/x.toml:2: name: "bad name" is not a valid name: want letters, digits, '.', '_' and '-', starting with a letter or digit
-sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, write, all2all, proxy, ipc, ipc-all2all, queue, external
+sweeps/x.toml:3: benchmark: item 2: unknown benchmark "wirte" (did you mean "write"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external
 sweeps/x.toml:6: params.provider: empty list: the sweep would expand to no points
 sweeps/x.toml:7: params.ranks: want integer, got string
 sweeps/x.toml:8: params.sizez: unknown key (did you mean "sizes"?)

@@ -408,7 +408,7 @@ int efx_references(efx_ctx *c, uint64_t size, efx_sample *out);
 void efx_cuda_unload(efx_cuda_api *api);
 
 /* The benchmarks, one file each; bench.c's table lists them. */
-extern const efx_bench efx_sendrecv, efx_write, efx_all2all, efx_proxy, efx_ipc, efx_ipc_all2all, efx_queue;
+extern const efx_bench efx_sendrecv, efx_send, efx_write, efx_all2all, efx_proxy, efx_ipc, efx_ipc_all2all, efx_queue;
 
 /* memory.c: pattern.c on the buffers wherever the point put them */
 int efx_mem_fill(efx_ctx *c, uint8_t *buf, size_t len, int sender);
@@ -423,6 +423,7 @@ int efx_mem_check(efx_ctx *c, const uint8_t *buf, const efx_plan *p, uint64_t se
  * iteration's transfer in a ring, with its own copy of the streams'
  * cursors. Without a pool each iteration waits for its own completion. */
 typedef struct efx_writer {
+	enum efx_op_kind kind; /* what its iterations post: OP_WRITE, or OP_SEND (send.c) */
 	efx_stream *streams;
 	uint32_t n;
 	efx_stream *pool;     /* npool streams for the ring's transfers; NULL: one iteration at a time */
@@ -434,7 +435,7 @@ typedef struct efx_writer {
 	int64_t started[EFX_MAX_SLOTS]; /* ns: when each iteration in flight started */
 	int64_t ended;                  /* ns: when the last one retired */
 } efx_writer;
-extern const efx_side efx_write_initiator, efx_write_target;
+extern const efx_side efx_write_initiator, efx_write_target, efx_streamer;
 int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,
 			uint8_t *src);
 int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v);

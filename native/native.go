@@ -46,7 +46,7 @@ type Config struct {
 	Window     int           // operations in flight per rail
 	Slots      int           // iterations a writer may run ahead of the target's verification, a power of two; 0: 64
 	Iterations uint64        // timed iterations per size and peer
-	Duration   time.Duration // > 0: each size's timed iterations fill about this long instead (sendrecv, write, all2all)
+	Duration   time.Duration // > 0: each size's timed iterations fill about this long instead (sendrecv, send, write, all2all)
 	Warmup     uint64        // untimed iterations before them
 	Timeout    time.Duration // longest wait without progress
 	// CorruptSize, when non-zero, makes rank 0 corrupt one byte of the last

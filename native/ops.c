@@ -34,7 +34,7 @@ static const char *op_name(const efx_op *op)
 {
 	switch (op->kind) {
 	case OP_SEND:
-		return "fi_send";
+		return op->edges ? "fi_sendmsg" : "fi_send";
 	case OP_WRITE:
 		return op->delivered || op->edges ? "fi_writemsg" : "fi_writedata";
 	case OP_RECV:
@@ -78,10 +78,18 @@ static ssize_t post_now(efx_op *op)
 {
 	efx_rail *r = op->rail;
 	switch (op->kind) {
-	case OP_SEND:
+	case OP_SEND: {
 		if (op->inject)
 			return fi_inject(r->ep, op->buf, op->len, r->addrs[op->peer]);
-		return fi_send(r->ep, op->buf, op->len, op->desc, r->addrs[op->peer], &op->fi);
+		if (!op->edges)
+			return fi_send(r->ep, op->buf, op->len, op->desc, r->addrs[op->peer], &op->fi);
+		struct iovec iov[3];
+		size_t n = (size_t)efx_gather(op->edges, op->buf, op->len, iov);
+		void *desc[3] = {op->desc, op->desc, op->desc};
+		struct fi_msg msg = {.msg_iov = iov, .desc = desc, .iov_count = n, .addr = r->addrs[op->peer],
+				     .context = &op->fi};
+		return fi_sendmsg(r->ep, &msg, 0);
+	}
 	case OP_WRITE: {
 		if (op->inject)
 			return fi_inject_writedata(r->ep, op->buf, op->len, op->data, r->addrs[op->peer], op->raddr,
@@ -367,7 +375,7 @@ void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least)
 	memset(c->wr_count, 0, (size_t)c->regions * EFX_MAX_SLOTS * sizeof *c->wr_count);
 }
 
-/* gathers reports whether plan p's writes may go from one unstamped
+/* gathers reports whether plan p's writes (or sends) may go from one unstamped
  * buffer with their edges gathered in (efx_gather): host memory (the
  * GPU stamps its own slots), three pieces an op on every rail, and ops
  * too big to inject, which takes one piece. */

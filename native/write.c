@@ -147,7 +147,8 @@ const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiato
 				      .iteration = initiator_iteration, .finish = initiator_finish, .stamps = true};
 
 /*
- * The write benchmark's own initiator keeps iterations in flight: up to
+ * The write benchmark's own initiator keeps iterations in flight (send's
+ * too, posting sends: efx_streamer): up to
  * depth of them (write_ahead), their ops filling the rails' windows oldest
  * first. Each goes from one unstamped source buffer with its own edges
  * (stamps) gathered in where the rails allow (efx_set_src), else from its
@@ -283,7 +284,7 @@ static int stream_iteration(efx_loop *l, uint64_t it)
 		ss[i] = w->streams[i];
 		ss[i].remote_off = (uint64_t)efx_region(0, ss[i].peer) * c->region_len + slot_off;
 	}
-	*x = (efx_xfer){.kind = OP_WRITE, .plan = &l->plan, .buf = l->src, .data = EFX_DATA(0, it),
+	*x = (efx_xfer){.kind = w->kind, .plan = &l->plan, .buf = l->src, .data = EFX_DATA(0, it),
 			.edges = c->gather ? efx_src_edges(c, it) : NULL, .nstreams = w->n, .streams = ss};
 	efx_xfer_start(c, x);
 	w->started[it % w->depth] = efx_now();
@@ -299,9 +300,9 @@ static int stream_iteration(efx_loop *l, uint64_t it)
 	return 0;
 }
 
-static const efx_side streamer = {.start = stream_start, .sync = stream_sync, .ready = stream_ready,
-				  .iteration = stream_iteration, .finish = initiator_finish, .stamps = true,
-				  .times = true};
+const efx_side efx_streamer = {.start = stream_start, .sync = stream_sync, .ready = stream_ready,
+			       .iteration = stream_iteration, .finish = initiator_finish, .stamps = true,
+			       .times = true};
 
 static int target_start(efx_loop *l)
 {
@@ -364,7 +365,7 @@ static int pair(efx_ctx *c, void *state, uint64_t size, int peer, efx_sample *s)
 		return efx_loop_run(&efx_write_target, &l, s) ? -1 : 1;
 	w->streams[0] = (efx_stream){.peer = peer, .rail = efx_stream_rail(c, 0, peer)};
 	w->n = 1;
-	return efx_loop_run(&streamer, &l, s) ? -1 : 1;
+	return efx_loop_run(&efx_streamer, &l, s) ? -1 : 1;
 }
 
 /* all_at_once is round-robin: rank 0 writes to every peer together. */
@@ -382,7 +383,7 @@ static int all_at_once(efx_ctx *c, efx_writer *w, uint64_t size, efx_sample *s)
 		w->streams[i] = (efx_stream){.peer = (int)i + 1, .rail = efx_stream_rail(c, 0, (int)i + 1)};
 	s->peer = l.peer = w->n == 1 ? 1 : -1;
 	s->role = EFX_ROLE_INITIATOR;
-	return efx_loop_run(&streamer, &l, s);
+	return efx_loop_run(&efx_streamer, &l, s);
 }
 
 static int write_open(efx_ctx *c, void **state)
@@ -390,6 +391,7 @@ static int write_open(efx_ctx *c, void **state)
 	efx_writer *w = calloc(1, sizeof *w);
 	size_t world = (size_t)c->info->world;
 	if (w) {
+		w->kind = OP_WRITE;
 		w->npool = world > EFX_MAX_SLOTS ? (uint32_t)world : EFX_MAX_SLOTS;
 		w->streams = calloc(world, sizeof *w->streams);
 		w->pool = calloc(w->npool, sizeof *w->pool);

@@ -73,3 +73,23 @@ func TestBenchmarkTable(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagsFollowTable: the runner refuses what the benchmarks table says
+// a benchmark cannot take, as a sweep's validation does: the adaptive
+// strategy for a two-sided one, a duration for one whose iterations are a
+// count.
+func TestFlagsFollowTable(t *testing.T) {
+	for _, b := range benchmarks.All() {
+		if !b.Measured() {
+			continue
+		}
+		_, err := parseFlags([]string{"--benchmark", b.Name, "--sizes", "64", "--strategy", "adaptive"})
+		if (err != nil) != b.FixedRails {
+			t.Errorf("%s --strategy adaptive: %v; fixed rails %v", b.Name, err, b.FixedRails)
+		}
+		_, err = parseFlags([]string{"--benchmark", b.Name, "--sizes", "64", "--duration", "1s"})
+		if (err != nil) == b.Takes("duration") {
+			t.Errorf("%s --duration 1s: %v; takes a duration %v", b.Name, err, b.Takes("duration"))
+		}
+	}
+}

@@ -221,7 +221,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&memory, "memory", "host", "buffer memory: host, pinned (CUDA-registered host) or device (GPU, FI_HMEM)")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated message sizes in bytes")
 	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer")
-	fs.DurationVar(&o.cfg.Duration, "duration", 0, "sendrecv, write, all2all: time each size's timed iterations fill, instead of --iterations (chosen after the warm-up; 0: off)")
+	fs.DurationVar(&o.cfg.Duration, "duration", 0, "sendrecv, send, write, all2all: time each size's timed iterations fill, instead of --iterations (chosen after the warm-up; 0: off)")
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
@@ -276,6 +276,12 @@ func parseFlags(args []string) (options, error) {
 	}
 	if err != nil {
 		return o, fmt.Errorf("--benchmark: %w", err)
+	}
+	if err := o.bench.CheckStrategy(o.cfg.Strategy); err != nil {
+		return o, fmt.Errorf("--strategy: %w", err)
+	}
+	if o.cfg.Duration > 0 && !o.bench.Takes("duration") {
+		return o, fmt.Errorf("--duration: %s takes no duration: its iterations are a count", o.cfg.Benchmark)
 	}
 	return o, nil
 }

@@ -34,13 +34,13 @@ timeout    = "30s"
 pinning    = "none"
 `
 
-// TestRunSuiteVerifies is the acceptance matrix: 56 launches, every one ok.
+// TestRunSuiteVerifies is the acceptance matrix: 72 launches, every one ok.
 func TestRunSuiteVerifies(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "test.db")
 	sweeps := map[string]string{
 		"pingpong.toml": `name = "suite-sendrecv"
-benchmark = "sendrecv"
+benchmark = ["sendrecv", "send"]
 ` + suiteParams + `strategy = ["single", "split", "round-robin", "per-op"]
 `,
 		"rdma.toml": `name = "suite-rdma"
@@ -55,13 +55,14 @@ benchmark = ["write", "all2all"]
 			t.Fatalf("efaxx run %s = %d\nstdout:\n%s\nstderr:\n%s", name, code, stdout, stderr)
 		}
 	}
-	if got := count(t, db, `SELECT COUNT(*) FROM runs WHERE status = 'ok'`); got != 56 {
-		t.Errorf("ok runs = %d, want 56", got)
+	if got := count(t, db, `SELECT COUNT(*) FROM runs WHERE status = 'ok'`); got != 72 {
+		t.Errorf("ok runs = %d, want 72", got)
 	}
-	// Every size of every run is measured: sendrecv gives one sample per
-	// pair end (2 with 2 ranks, 4 with 3), write the same but one per rank
-	// under round-robin, all2all one per rank. 3 sizes, 2 providers.
-	perSize := 4*(2+4) + // sendrecv, 4 strategies
+	// Every size of every run is measured: sendrecv and send give one
+	// sample per pair end (2 with 2 ranks, 4 with 3), write the same but
+	// one per rank under round-robin, all2all one per rank. 3 sizes, 2
+	// providers.
+	perSize := 2*4*(2+4) + // sendrecv and send, 4 strategies
 		4*(2+4) + (2 + 3) + // write: 4 pairwise strategies, round-robin
 		5*(2+3) // all2all
 	if got := count(t, db, `SELECT COUNT(*) FROM samples`); got != 3*2*perSize {
@@ -96,7 +97,7 @@ benchmark = ["write", "all2all"]
 // TestRunCorruptPayloadFailsEveryBenchmark flips one byte on the wire under
 // a multi-rail strategy: the point fails, naming the mismatch.
 func TestRunCorruptPayloadFailsEveryBenchmark(t *testing.T) {
-	for _, bench := range []string{"sendrecv", "write", "all2all"} {
+	for _, bench := range []string{"sendrecv", "send", "write", "all2all"} {
 		t.Run(bench, func(t *testing.T) {
 			dir := t.TempDir()
 			db := filepath.Join(dir, "test.db")
@@ -134,11 +135,11 @@ pinning = "none"
 	}
 }
 
-// TestRunOneSlot runs the one-sided benchmarks with one target slot (one
-// buffer reused: over tcp a write runs up to 4-32 iterations ahead of the
-// checks, over shm and under all2all each iteration waits for the last
-// one's) on 3 ranks, then corrupts a byte under it: still verified, still
-// caught.
+// TestRunOneSlot runs the one-sided benchmarks and send with one target
+// slot (one buffer reused: over tcp a write runs up to 4-32 iterations
+// ahead of the checks, over shm and under all2all each iteration waits
+// for the last one's, as send's always does) on 3 ranks, then corrupts a
+// byte under it: still verified, still caught.
 // Buffers of 2 MiB and more ask for huge pages, and the fingerprint says
 // how many they got.
 func TestRunOneSlot(t *testing.T) {
@@ -156,13 +157,13 @@ warmup     = 1
 timeout    = "30s"
 pinning    = "none"
 `
-	sweep := writeFile(t, filepath.Join(dir, "one.toml"), "name = \"one-slot\"\nbenchmark = [\"write\", \"all2all\"]\n"+body)
+	sweep := writeFile(t, filepath.Join(dir, "one.toml"), "name = \"one-slot\"\nbenchmark = [\"write\", \"all2all\", \"send\"]\n"+body)
 	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if got := count(t, db, `SELECT COUNT(*) FROM runs r JOIN points p ON p.id = r.point_id WHERE r.status = 'ok' AND json_extract(p.params, '$.slots') = 1`); got != 4 {
-		t.Errorf("ok one-slot runs = %d, want 4", got)
+	if got := count(t, db, `SELECT COUNT(*) FROM runs r JOIN points p ON p.id = r.point_id WHERE r.status = 'ok' AND json_extract(p.params, '$.slots') = 1`); got != 6 {
+		t.Errorf("ok one-slot runs = %d, want 6", got)
 	}
 	var pages string
 	sqlRow(t, db, `SELECT json_extract(fingerprint, '$.host_pages') FROM ranks LIMIT 1`, &pages)
@@ -206,7 +207,7 @@ iterations = 3
 timeout    = "30s"
 pinning    = "none"
 `
-	sweep := writeFile(t, filepath.Join(dir, "d.toml"), "name = \"duration\"\nbenchmark = [\"sendrecv\", \"write\", \"all2all\"]\n"+body)
+	sweep := writeFile(t, filepath.Join(dir, "d.toml"), "name = \"duration\"\nbenchmark = [\"sendrecv\", \"send\", \"write\", \"all2all\"]\n"+body)
 	code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	if code != 0 {
 		t.Fatalf("efaxx run = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
