@@ -21,7 +21,7 @@ func sweeps(r runner, cs cores) []*table {
 		cols:   []string{"in the sweep", "alone"},
 		ratios: []ratio{{"sweep / alone", 0, 1, goal{lo: 0.9, hi: 1.1}}}}
 	for _, p := range providers {
-		for _, bench := range []string{"write", "sendrecv"} {
+		for _, bench := range []string{"write", "send", "sendrecv"} {
 			sw := &sweepRun{r: r, cs: cs, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}
 			for _, size := range sweepSizes {
 				alone := &sweepRun{r: r, cs: cs, p: p, args: sw.args, sizes: []uint64{size}}
