@@ -439,5 +439,6 @@ extern const efx_side efx_write_initiator, efx_write_target, efx_streamer;
 int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,
 			uint8_t *src);
 int efx_write_slots(efx_ctx *c, const efx_stream *s, uint32_t ns, uint64_t v);
+bool efx_ack_due(const efx_loop *l, uint64_t it, uint32_t reach);
 
 #endif

@@ -46,9 +46,9 @@ static uint8_t *slot(const efx_ctx *c, uint64_t size, uint64_t it)
 }
 
 /* post_ahead sets up the receives of every iteration before it + nslots
- * (and the loop's total) not yet set up, oldest first, and posts what the
- * windows allow. The slot of each was checked: iteration it - 1 was. */
-static int post_ahead(efx_loop *l, uint64_t it)
+ * (and the loop's total) not yet set up, oldest first; fill_from posts
+ * them. The slot of each was checked: iteration it - 1 was. */
+static void post_ahead(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	receiver *r = l->state;
@@ -59,7 +59,6 @@ static int post_ahead(efx_loop *l, uint64_t it)
 				      .streams = &r->in[k]};
 		efx_xfer_start(c, &r->rx[k]);
 	}
-	return 0;
 }
 
 /* fill_from posts what the windows allow of the receives set up from
@@ -79,7 +78,8 @@ static int receiver_start(efx_loop *l)
 	receiver *r = l->state;
 	efx_set_slots(l->c, l->size, l->least);
 	r->next = 0;
-	return post_ahead(l, 0) || fill_from(l, 0) ? -1 : 0;
+	post_ahead(l, 0);
+	return fill_from(l, 0);
 }
 
 static int receiver_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 0); }
@@ -88,8 +88,7 @@ static int receiver_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 
 static int receiver_iteration(efx_loop *l, uint64_t it)
 {
 	receiver *r = l->state;
-	if (post_ahead(l, it)) /* under a duration the count grows after the warm-up */
-		return -1;
+	post_ahead(l, it); /* under a duration the count grows after the warm-up */
 	efx_xfer *x = &r->rx[it & (l->c->nslots - 1)];
 	for (;;) {
 		if (fill_from(l, it))
@@ -110,12 +109,12 @@ static int receiver_verify(efx_loop *l, uint64_t it)
 	bool last = it == l->total - 1, full = it == 0 || last;
 	if (last && efx_send_ack(c, 0, it + 1, true)) /* the sender's clock stops */
 		return -1;
-	if (efx_mem_check(c, slot(c, l->size, it), &l->plan, efx_seed(l->size, 0, it), 0, full) ||
-	    post_ahead(l, it + 1) || fill_from(l, it + 1))
+	if (efx_mem_check(c, slot(c, l->size, it), &l->plan, efx_seed(l->size, 0, it), 0, full))
 		return -1;
-	uint64_t every = c->nslots > 4 ? c->nslots / 4 : 1;
-	bool ack = (it + 1) % every == 0 || it + 1 == l->warmup || it + 1 == l->total;
-	return ack ? efx_send_ack(c, 0, it + 1, false) : 0;
+	post_ahead(l, it + 1);
+	if (fill_from(l, it + 1))
+		return -1;
+	return efx_ack_due(l, it, c->nslots) ? efx_send_ack(c, 0, it + 1, false) : 0;
 }
 
 static int receiver_finish(efx_loop *l, efx_sample *s)

@@ -147,14 +147,14 @@ const efx_side efx_write_initiator = {.start = initiator_start, .sync = initiato
 				      .iteration = initiator_iteration, .finish = initiator_finish, .stamps = true};
 
 /*
- * The write benchmark's own initiator keeps iterations in flight (send's
- * too, posting sends: efx_streamer): up to
- * depth of them (write_ahead), their ops filling the rails' windows oldest
- * first. Each goes from one unstamped source buffer with its own edges
- * (stamps) gathered in where the rails allow (efx_set_src), else from its
- * own stamped source slot. An iteration may start once the one depth
- * before it has completed locally (its edges or slot are free) and the
- * target has verified the one reach before it. Its time runs from
+ * The write benchmark's own initiator (efx_streamer; send's too, posting
+ * sends) keeps iterations in flight: up to depth of them (write_ahead),
+ * their ops filling the rails' windows oldest first. Each goes from one
+ * unstamped source buffer with its own edges (stamps) gathered in where
+ * the rails allow (efx_set_src), else from its own stamped source slot.
+ * An iteration may start once the one depth before it has completed
+ * locally (its edges or slot are free) and the target has verified the
+ * one reach before it. Its time runs from
  * its start, or the previous iteration's end if that came later, to the
  * local completion of its last op (seen in order): the time it had the
  * rails to itself, a buffer's time as when one is in flight, not its wait
@@ -340,9 +340,17 @@ static int target_verify(efx_loop *l, uint64_t it)
 	for (int64_t until = efx_now() + EFX_REREAD_NS; n > 1 && efx_check_any(buf, &l->plan, seeds, n, 0, full, c->err);)
 		if (efx_now() > until || efx_progress(c) < 0)
 			return -1;
-	uint64_t ack_every = reach(l) > 4 ? reach(l) / 4 : 1; /* fewer acks, the same guarantee */
-	bool ack = (it + 1) % ack_every == 0 || it + 1 == l->warmup || it + 1 == l->total;
-	return ack ? efx_send_ack(c, 0, it + 1, false) : 0;
+	return efx_ack_due(l, it, reach(l)) ? efx_send_ack(c, 0, it + 1, false) : 0;
+}
+
+/* efx_ack_due says whether a target acks after checking iteration it,
+ * for a sender that runs reach iterations ahead of the acks: every
+ * quarter of the reach (fewer acks, the same guarantee), at the end of
+ * the warm-up and at the last. */
+bool efx_ack_due(const efx_loop *l, uint64_t it, uint32_t reach)
+{
+	uint64_t every = reach > 4 ? reach / 4 : 1;
+	return (it + 1) % every == 0 || it + 1 == l->warmup || it + 1 == l->total;
 }
 
 static int target_finish(efx_loop *l, efx_sample *s)
