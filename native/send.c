@@ -4,9 +4,8 @@
  *
  * The shape of fi_rdm_tagged_bw and osu_bw, messages in flight one way,
  * where sendrecv is a ping-pong: over loopback tcp at 1 MiB a ping-pong
- * ran at 0.87-0.89 of fi_rdm_tagged_bw's stream whether that kept 64
- * messages in flight or one (docs/performance.md), so sendrecv cannot
- * stand for a stream.
+ * ran at 0.87-0.92 of fi_rdm_tagged_bw's stream of 64 messages in flight
+ * (docs/performance.md), so sendrecv cannot stand for a stream.
  *
  * Rank 0 is write's streamer (efx_streamer) posting sends: iterations in
  * flight from one source buffer with their stamps gathered in, each
