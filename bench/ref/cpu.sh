@@ -10,8 +10,7 @@ ft_dir=${1:?usage: cpu.sh FABTESTS_DIR RUNNER ROUNDS SIZE}
 runner=${2:?runner}
 rounds=${3:-10}
 size=${4:-65536}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/pair.sh" # makes $tmp
 short=$(((1 << 27) / size)) long=$(((1 << 31) / size))
 
 # ru OUT CMD...: runs CMD and writes its CPU seconds to OUT: user system wall.
@@ -34,7 +33,6 @@ rank_wrapper() {
 	chmod +x "$tmp/wrap.$1"
 	echo "$tmp/wrap.$1"
 }
-. "$(dirname "$0")/pair.sh"
 
 fab() { # ITERATIONS ROUND
 	fabtests_pair ft fi_rma_bw -m -S "$size" -I "$1" -e rdm -o writedata -W 64

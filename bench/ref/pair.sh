@@ -1,8 +1,12 @@
 # pair.sh: sourced by the scripts beside it that compare fabtests with
-# efaxx over loopback tcp: how each pair of processes starts. The caller
-# sets ft_dir, runner and tmp, and defines wrap TAG CMD... (runs CMD,
-# measured into $tmp/TAG) and rank_wrapper TAG (prints an executable that
-# does the same for an mpirun rank, into $tmp/TAG.RANK).
+# efaxx over loopback tcp: how each pair of processes starts. It makes
+# $tmp, a directory removed at exit, for the caller's files. The caller
+# sets ft_dir and runner, and defines wrap TAG CMD... (runs CMD, measured
+# into $tmp/TAG) and rank_wrapper TAG (prints an executable that does the
+# same for an mpirun rank, into $tmp/TAG.RANK).
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # fabtests_pair TAG PROG ARGS...: PROG's server on CPU 1 and client on
 # CPU 0, both bound to 127.0.0.1, measured as TAG.srv and TAG.cli; the

@@ -8,8 +8,7 @@
 set -euo pipefail
 ft_dir=${1:?usage: syscalls.sh FABTESTS_DIR [RUNNER]}
 runner=${2:-bin/efaxx-runner}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/pair.sh" # makes $tmp
 calls=(raw_syscalls:sys_enter syscalls:sys_enter_sendmsg syscalls:sys_enter_sendto
 	syscalls:sys_enter_recvfrom syscalls:sys_enter_poll syscalls:sys_enter_read syscalls:sys_enter_write)
 events=$(IFS=,; echo "${calls[*]}")
@@ -24,7 +23,6 @@ EOF
 	chmod +x "$tmp/wrap.$1"
 	echo "$tmp/wrap.$1"
 }
-. "$(dirname "$0")/pair.sh"
 
 # row NAME SHORT LONG N: (LONG - SHORT) / N for each call.
 row() {

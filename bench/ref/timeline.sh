@@ -10,8 +10,7 @@ ft_dir=${1:?usage: timeline.sh FABTESTS_DIR [RUNNER] [SIZE] [ROUND_TRIPS]}
 runner=${2:-bin/efaxx-runner}
 size=${3:-1048576}
 trips=${4:-300}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/pair.sh" # makes $tmp
 events=
 for c in sendmsg sendto recvfrom read write poll; do
 	events="$events${events:+,}syscalls:sys_enter_$c,syscalls:sys_exit_$c"
@@ -27,7 +26,6 @@ X
 	chmod +x "$tmp/wrap.$1"
 	echo "$tmp/wrap.$1"
 }
-. "$(dirname "$0")/pair.sh"
 
 fabtests_pair ft fi_rdm_pingpong -S "$size" -I "$trips"
 efaxx_pair ef --benchmark sendrecv --sizes "$size" --iterations "$trips"

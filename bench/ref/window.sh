@@ -11,8 +11,7 @@ ft_dir=${1:?usage: window.sh FABTESTS_DIR [RUNNER] [ROUNDS] [SIZE]}
 runner=${2:-bin/efaxx-runner}
 rounds=${3:-16}
 size=${4:-1048576}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/pair.sh" # makes $tmp
 iters=$(((1 << 30) / size))
 
 # Nothing is measured around the processes: wrap and rank_wrapper only run them.
@@ -22,7 +21,6 @@ rank_wrapper() {
 	chmod +x "$tmp/wrap"
 	echo "$tmp/wrap"
 }
-. "$(dirname "$0")/pair.sh"
 
 fab() { # WINDOW
 	fabtests_pair ft fi_rdm_tagged_bw -m -S "$size" -I "$iters" -W "$1"
