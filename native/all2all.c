@@ -61,7 +61,7 @@ static int exchange(efx_loop *l, uint64_t it)
 	efx_ctx *c = l->c;
 	all2all *a = l->state;
 	int me = c->info->rank;
-	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(l->size);
+	uint64_t slot_off = efx_slot_off(c, l->size, it);
 	for (uint32_t i = 0; i < a->n; i++)
 		a->streams[i].remote_off = (uint64_t)efx_region(me, a->streams[i].peer) * c->region_len + slot_off;
 	efx_xfer x = {.kind = OP_WRITE, .plan = &l->plan, .buf = l->src, .data = EFX_DATA(me, it),
@@ -86,7 +86,7 @@ static int verify(efx_loop *l, uint64_t it)
 		if (q == me)
 			continue;
 		const uint8_t *buf = c->buf[BUF_DST].ptr + (uint64_t)efx_region(q, me) * c->region_len +
-				     (it & (c->nslots - 1)) * efx_stride(l->size);
+				     efx_slot_off(c, l->size, it);
 		if (efx_mem_check(c, buf, &l->plan, efx_seed(l->size, q, it), q, full))
 			return -1;
 		if (ack && efx_send_ack(c, q, it + 1, false))

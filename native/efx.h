@@ -340,6 +340,12 @@ static inline uint8_t *efx_src_edges(const efx_ctx *c, uint64_t it)
 	return c->edges + (it % c->src_n) * c->edge_len;
 }
 
+/* efx_slot_off is where iteration it of size lands in a region: slot it mod nslots. */
+static inline uint64_t efx_slot_off(const efx_ctx *c, uint64_t size, uint64_t it)
+{
+	return (it & (c->nslots - 1)) * efx_stride(size);
+}
+
 /* efx_region is where sender's writes land in receiver's dst: one region per other rank. */
 static inline uint32_t efx_region(int sender, int receiver) { return (uint32_t)(sender < receiver ? sender : sender - 1); }
 

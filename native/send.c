@@ -41,7 +41,14 @@ typedef struct sender {
 
 static uint8_t *slot(const efx_ctx *c, uint64_t size, uint64_t it)
 {
-	return c->buf[BUF_DST].ptr + (it & (c->nslots - 1)) * efx_stride(size);
+	return c->buf[BUF_DST].ptr + efx_slot_off(c, size, it);
+}
+
+/* rx is the receive of iteration it, in the ring of one for each slot. */
+static efx_xfer *rx(efx_loop *l, uint64_t it)
+{
+	receiver *r = l->state;
+	return &r->rx[it & (l->c->nslots - 1)];
 }
 
 /* post_ahead sets up the receives of every iteration before it + nslots
@@ -52,11 +59,12 @@ static void post_ahead(efx_loop *l, uint64_t it)
 	efx_ctx *c = l->c;
 	receiver *r = l->state;
 	for (; r->next < it + c->nslots && r->next < l->total; r->next++) {
-		uint32_t k = (uint32_t)(r->next & (c->nslots - 1));
-		r->in[k] = (efx_stream){.peer = 0, .rail = efx_stream_rail(c, c->info->rank, 0)};
-		r->rx[k] = (efx_xfer){.kind = OP_RECV, .plan = &l->plan, .buf = slot(c, l->size, r->next), .nstreams = 1,
-				      .streams = &r->in[k]};
-		efx_xfer_start(c, &r->rx[k]);
+		efx_xfer *x = rx(l, r->next);
+		efx_stream *in = &r->in[x - r->rx];
+		*in = (efx_stream){.peer = 0, .rail = efx_stream_rail(c, c->info->rank, 0)};
+		*x = (efx_xfer){.kind = OP_RECV, .plan = &l->plan, .buf = slot(c, l->size, r->next), .nstreams = 1,
+				.streams = in};
+		efx_xfer_start(c, x);
 	}
 }
 
@@ -67,7 +75,7 @@ static int fill_from(efx_loop *l, uint64_t it)
 {
 	receiver *r = l->state;
 	for (; it < r->next; it++)
-		if (efx_xfer_fill(l->c, &r->rx[it & (l->c->nslots - 1)]))
+		if (efx_xfer_fill(l->c, rx(l, it)))
 			return -1;
 	return 0;
 }
@@ -86,9 +94,8 @@ static int receiver_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 
 /* receiver_iteration waits until iteration it has arrived in its slot. */
 static int receiver_iteration(efx_loop *l, uint64_t it)
 {
-	receiver *r = l->state;
 	post_ahead(l, it); /* under a duration the count grows after the warm-up */
-	efx_xfer *x = &r->rx[it & (l->c->nslots - 1)];
+	efx_xfer *x = rx(l, it);
 	for (;;) {
 		if (fill_from(l, it))
 			return -1;

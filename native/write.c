@@ -40,7 +40,7 @@
 int efx_write_iteration(efx_ctx *c, const efx_plan *p, efx_stream *s, uint32_t ns, uint64_t it, uint64_t size,
 			uint8_t *src)
 {
-	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(size);
+	uint64_t slot_off = efx_slot_off(c, size, it);
 	for (uint32_t i = 0; i < ns; i++)
 		s[i].remote_off = (uint64_t)efx_region(0, s[i].peer) * c->region_len + slot_off;
 	efx_xfer x = {.kind = OP_WRITE, .plan = p, .buf = src, .data = EFX_DATA(0, it), .nstreams = ns, .streams = s};
@@ -279,7 +279,7 @@ static int stream_iteration(efx_loop *l, uint64_t it)
 	efx_writer *w = l->state;
 	efx_stream *ss;
 	efx_xfer *x = flight(w, it, &ss);
-	uint64_t slot_off = (it & (c->nslots - 1)) * efx_stride(l->size);
+	uint64_t slot_off = efx_slot_off(c, l->size, it);
 	for (uint32_t i = 0; i < w->n; i++) {
 		ss[i] = w->streams[i];
 		ss[i].remote_off = (uint64_t)efx_region(0, ss[i].peer) * c->region_len + slot_off;
@@ -327,7 +327,7 @@ static int target_verify(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	const uint8_t *region = c->buf[BUF_DST].ptr + (uint64_t)efx_region(0, c->info->rank) * c->region_len;
-	const uint8_t *buf = region + (it & (c->nslots - 1)) * efx_stride(l->size);
+	const uint8_t *buf = region + efx_slot_off(c, l->size, it);
 	bool last = it == l->total - 1, full = it == 0 || last;
 	if (last && efx_send_ack(c, 0, it + 1, true)) /* landed: the writer's clock stops, not waiting for the full check */
 		return -1;
