@@ -9,7 +9,8 @@
 //     move it: one 64 MiB operation into one target buffer, reused (slots
 //     1); the defaults (rotating target slots, 8 MiB ops) are shown
 //     beside it;
-//   - tcp write of 64 MiB against a plain TCP socket stream over loopback;
+//   - tcp write of 64 MiB against a plain TCP socket stream over loopback
+//     (which the fabtests tables' tcp rows measure at their sizes too);
 //   - 64-byte ping-pong latency on shm and tcp.
 //
 // fabtests: libfabric's own benchmarks (fi_rma_bw, fi_rdm_tagged_bw,
@@ -109,7 +110,7 @@ func run(path string, rounds int, ftDir string, only []string) error {
 		case "fabtests":
 			var ft *fabtests
 			if ft, err = buildFabtests(ftDir); err == nil {
-				err = measure(rounds, cs, pick(versus(ft, r)))
+				err = measure(rounds, cs, pick(versus(ft, r, progs["tcpstream"])))
 			}
 		case "sweep":
 			err = measure(rounds, cs, pick(sweeps(r, cs)))

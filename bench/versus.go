@@ -20,6 +20,12 @@ import (
 // up (fabIters), warm-up 10 on both sides.
 // fi_rma_bw -o write writes both ways at once and stops at local
 // completion; it is shown, not compared.
+//
+// Over tcp each row also measures the same messages streamed over a
+// plain loopback socket (bench/ref/tcpstream.c): the kernel's ceiling for
+// either program, since over loopback both make the same system calls
+// and the kernel's copies are where the time goes (docs/performance.md).
+// A ratio to it says how much room a faster runner could find there.
 
 var (
 	writeSizes = []uint64{64, 4 << 10, 64 << 10, 256 << 10, 1 << 20, 8 << 20, 64 << 20}
@@ -66,12 +72,13 @@ func fabWindow(size uint64) uint64 {
 }
 
 // versus builds the comparison tables.
-func versus(ft *fabtests, r runner) []*table {
+func versus(ft *fabtests, r runner, tcpstream string) []*table {
 	write := &table{title: "RDMA write, one way", unit: "GB/s of payload delivered, median of rounds",
 		cols: []string{"fi_rma_bw writedata", "fi_rma_bw write (both ways, local completion)",
-			"efaxx write", "efaxx write, 1 op 1 slot"},
-		ratios: []ratio{{"efaxx / writedata", 2, 0, goal{lo: 1}}, {"1 op 1 slot / writedata", 3, 0, goal{lo: 1}}},
-		agree:  []int{2, 3}}
+			"efaxx write", "efaxx write, 1 op 1 slot", "tcp socket stream"},
+		ratios: []ratio{{"efaxx / writedata", 2, 0, goal{lo: 1}}, {"1 op 1 slot / writedata", 3, 0, goal{lo: 1}},
+			{"writedata / socket", 0, 4, goal{}}, {"efaxx / socket", 2, 4, goal{}}},
+		agree: []int{2, 3}}
 	ping := &table{title: "ping-pong, one-way latency", unit: "µs, half a round trip: fi_rdm_pingpong's mean, efaxx's median and mean; lower is better",
 		cols:   []string{"fi_rdm_pingpong (mean)", "efaxx sendrecv p50", "efaxx sendrecv mean"},
 		ratios: []ratio{{"efaxx p50 / fi_rdm_pingpong", 1, 0, goal{hi: 1}}, {"efaxx mean / fi_rdm_pingpong", 2, 0, goal{}}},
@@ -80,25 +87,26 @@ func versus(ft *fabtests, r runner) []*table {
 	// against a ping-pong (sendrecv, fi_rdm_pingpong): over loopback tcp
 	// at 1 MiB either ping-pong runs up to a tenth below fi_rdm_tagged_bw.
 	two := &table{title: "two-sided bandwidth", unit: "GB/s of payload delivered, median of rounds",
-		cols: []string{"fi_rdm_tagged_bw", "fi_rdm_pingpong", "efaxx send", "efaxx sendrecv"},
+		cols: []string{"fi_rdm_tagged_bw", "fi_rdm_pingpong", "efaxx send", "efaxx sendrecv", "tcp socket stream"},
 		ratios: []ratio{{"efaxx send / fi_rdm_tagged_bw", 2, 0, goal{lo: 1}},
-			{"efaxx sendrecv / fi_rdm_pingpong", 3, 1, goal{}}},
+			{"efaxx sendrecv / fi_rdm_pingpong", 3, 1, goal{}},
+			{"fi_rdm_tagged_bw / socket", 0, 4, goal{}}, {"efaxx send / socket", 2, 4, goal{}}},
 		agree: []int{2}}
 	for _, p := range providers {
 		for _, size := range writeSizes {
-			write.rows = append(write.rows, writeRow(ft, r, p, size))
+			write.rows = append(write.rows, writeRow(ft, r, tcpstream, p, size))
 		}
 		for _, size := range pingSizes {
 			ping.rows = append(ping.rows, pingRow(ft, r, p, size))
 		}
 		for _, size := range twoSizes {
-			two.rows = append(two.rows, twoRow(ft, r, p, size))
+			two.rows = append(two.rows, twoRow(ft, r, tcpstream, p, size))
 		}
 	}
 	return []*table{write, ping, two}
 }
 
-func writeRow(ft *fabtests, r runner, p string, size uint64) *row {
+func writeRow(ft *fabtests, r runner, tcpstream, p string, size uint64) *row {
 	it := fabIters(size, true)
 	w := itoa(fabWindow(size))
 	return &row{label: p + " " + sizeName(size), cells: []*cell{
@@ -106,6 +114,7 @@ func writeRow(ft *fabtests, r runner, p string, size uint64) *row {
 		fabCell(ft, "fi_rma_bw", p, size, "-e", "rdm", "-o", "write", "-I", itoa(it), "-W", w).cell(),
 		streamCell(r, "write", p, size, it),
 		streamCell(r, "write", p, size, it, "--chunk", itoa(max(size, 1<<20)), "--slots", "1"),
+		socketCell(tcpstream, p, size, it),
 	}}
 }
 
@@ -141,7 +150,7 @@ func pingRow(ft *fabtests, r runner, p string, size uint64) *row {
 	return &row{label: p + " " + sizeName(size), cells: []*cell{fab.cell(), {do: p50}, {do: mean}}}
 }
 
-func twoRow(ft *fabtests, r runner, p string, size uint64) *row {
+func twoRow(ft *fabtests, r runner, tcpstream, p string, size uint64) *row {
 	return &row{label: p + " " + sizeName(size), cells: []*cell{
 		fabCell(ft, "fi_rdm_tagged_bw", p, size, "-I", itoa(fabIters(size, true)), "-W", itoa(fabWindow(size))).cell(),
 		fabCell(ft, "fi_rdm_pingpong", p, size, "-I", itoa(fabIters(size, false))).cell(),
@@ -155,6 +164,19 @@ func twoRow(ft *fabtests, r runner, p string, size uint64) *row {
 			s, err := find(ss, 0, size)
 			return gbs(s), 0, err
 		}},
+		socketCell(tcpstream, p, size, fabIters(size, true)),
+	}}
+}
+
+// socketCell streams iters messages of size over a loopback socket
+// (tcpstream), the ceiling of a tcp row; nil over other providers.
+func socketCell(tcpstream, p string, size, iters uint64) *cell {
+	if p != "tcp" {
+		return nil
+	}
+	return &cell{do: func() (float64, float64, error) {
+		gbps, err := ref(tcpstream, int(size), int(iters))
+		return gbps / 8, 0, err
 	}}
 }
 
