@@ -22,10 +22,11 @@ import (
 // completion; it is shown, not compared.
 //
 // Over tcp each row also measures the same messages streamed over a
-// plain loopback socket (bench/ref/tcpstream.c): the kernel's ceiling for
-// either program, since over loopback both make the same system calls
-// and the kernel's copies are where the time goes (docs/performance.md).
-// A ratio to it says how much room a faster runner could find there.
+// plain loopback socket (bench/ref/tcpstream.c): what the kernel alone
+// costs them. Over loopback both programs make the same system calls
+// and the kernel's copies are where the time goes (docs/performance.md);
+// where the socket leads both, the ratio to it is what each pays over
+// the kernel. It is not a ceiling: from 1 MiB up both have run ahead of it.
 
 var (
 	writeSizes = []uint64{64, 4 << 10, 64 << 10, 256 << 10, 1 << 20, 8 << 20, 64 << 20}
@@ -169,7 +170,7 @@ func twoRow(ft *fabtests, r runner, tcpstream, p string, size uint64) *row {
 }
 
 // socketCell streams iters messages of size over a loopback socket
-// (tcpstream), the ceiling of a tcp row; nil over other providers.
+// (tcpstream), the kernel's part of a tcp row; nil over other providers.
 func socketCell(tcpstream, p string, size, iters uint64) *cell {
 	if p != "tcp" {
 		return nil

@@ -1,11 +1,12 @@
 /*
- * tcpstream.c: the ceiling of tcp bandwidth over loopback (127.0.0.1):
+ * tcpstream.c: the reference for tcp bandwidth over loopback (127.0.0.1):
  * ITERS messages of SIZE bytes streamed one way over one TCP connection,
- * each handed to the kernel whole (send() until all of it is taken, as
- * libfabric's tcp provider hands it a message), and received into one
- * buffer of SIZE. Nothing else: no header, no completion queue, no
- * check, so a program that moves the same messages over loopback tcp
- * cannot run faster. The sender runs on CPU 0 and the receiver on CPU 1,
+ * each handed to a non-blocking socket whole (send() until all of it is
+ * taken, as libfabric's tcp provider hands it a message), and received
+ * into one buffer of SIZE. Nothing else: no header, no completion queue,
+ * no check, what the kernel alone costs the messages (not a ceiling:
+ * libfabric's tcp has run ahead of it from 1 MiB up, docs/performance.md).
+ * The sender runs on CPU 0 and the receiver on CPU 1,
  * as efaxx-runner's ranks 0 and 1 and the bench's fabtests client and
  * server do. After 10 messages of warm-up the two meet; the clock then
  * runs from the first send to the receiver's one-byte acknowledgement of
