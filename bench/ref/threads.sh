@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# threads.sh FABTESTS_DIR [RUNNER] [ROUNDS]: what a multi-threaded
+# process costs over loopback tcp. fi_rma_bw writedata at 64 KiB as
+# built (one thread) and with one more thread that only sleeps
+# (sleeper.c, by LD_PRELOAD), beside efaxx write, whose Go process runs
+# several, 1 GiB a run, alternated; then fi_rdm_pingpong at 64 B both
+# ways. Each one's median, and the ratios' medians with their 95%
+# intervals (the bench's rule). docs/performance.md.
+set -euo pipefail
+ft_dir=${1:?usage: threads.sh FABTESTS_DIR [RUNNER] [ROUNDS]}
+runner=${2:-bin/efaxx-runner}
+rounds=${3:-24}
+. "$(dirname "$0")/pair.sh" # makes $tmp
+size=65536 iters=$(((1 << 30) / 65536))
+gcc -O2 -Wall -shared -fPIC -pthread -o "$tmp/sleeper.so" "$(dirname "$0")/sleeper.c"
+
+# wrap TAG CMD...: CMD, with the sleeping thread where TAG starts with "mt".
+wrap() {
+	local tag=$1
+	shift
+	case $tag in
+	mt*) LD_PRELOAD="$tmp/sleeper.so" "$@" ;;
+	*) "$@" ;;
+	esac
+}
+rank_wrapper() {
+	printf '#!/bin/sh\nexec "$@"\n' >"$tmp/wrap"
+	chmod +x "$tmp/wrap"
+	echo "$tmp/wrap"
+}
+
+bw() { # TAG
+	fabtests_pair "$1" fi_rma_bw -m -S $size -I $iters -e rdm -o writedata -W 64
+	grep -o 'MB/sec: [0-9.]*' "$tmp/$1.out" | awk '{ printf "%.3f\n", $2 / 1000 }'
+}
+pp() { # TAG
+	fabtests_pair "$1" fi_rdm_pingpong -m -S 64 -I 20000
+	grep -o 'usec/xfer: [0-9.]*' "$tmp/$1.out" | awk '{ print $2 }'
+}
+efx() {
+	efaxx_pair ef --benchmark write --sizes $size --iterations $iters
+	grep -h '"rank":0' "$tmp"/ef.d/*.ndjson | grep '"type":"sample"' | python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    print("%.3f" % (d["bytes_sent"] * d["iterations"] / d["elapsed_ns"]))'
+}
+
+cells=(one many efaxx)
+for r in $(seq 1 "$rounds"); do
+	for k in 0 1 2; do # each round starts one cell later
+		c=${cells[$(((k + r) % 3))]}
+		case $c in
+		one) v=$(bw ft) ;;
+		many) v=$(bw mt) ;;
+		efaxx) v=$(efx) ;;
+		esac
+		echo "write $r $c $v" | tee -a "$tmp/all"
+	done
+	order=(one many)
+	[ $((r % 2)) = 0 ] && order=(many one)
+	for c in "${order[@]}"; do
+		case $c in one) v=$(pp ft) ;; many) v=$(pp mt) ;; esac
+		echo "pingpong $r $c $v" | tee -a "$tmp/all"
+	done
+done
+python3 - "$tmp/all" <<'PY'
+import statistics, sys
+def ci(q): # the k-th smallest and largest, k from the binomial tail (bench/table.go, medianCI)
+    n, k, tail, p = len(q), 0, 0.0, 0.5 ** len(q)
+    while tail + p <= 0.025:
+        tail += p; p = p * (n - k) / (k + 1); k += 1
+    s = sorted(q)
+    return "%.2f-%.2f" % (s[k - 1], s[n - k]) if k else "too few rounds"
+rounds = {}
+for line in open(sys.argv[1]):
+    test, r, cell, v = line.split()
+    rounds.setdefault(test, {}).setdefault(r, {})[cell] = float(v)
+for test, unit, pairs in (("write", "GB/s", (("many", "one"), ("efaxx", "one"), ("efaxx", "many"))),
+                          ("pingpong", "us one way", (("many", "one"),))):
+    full = [x for x in rounds.get(test, {}).values() if all(c in x for p in pairs for c in p)]
+    if not full:
+        continue
+    for cell in sorted({c for p in pairs for c in p}):
+        print("%-8s %-5s %6.2f %s" % (test, cell, statistics.median(x[cell] for x in full), unit))
+    for a, b in pairs:
+        q = [x[a] / x[b] for x in full]
+        print("%-8s %s / %s: median %.2f, 95%% interval %s" % (test, a, b, statistics.median(q), ci(q)))
+PY
