@@ -45,11 +45,7 @@ fab() { # ITERATIONS ROUND
 efx() { # ITERATIONS ROUND
 	efaxx_pair ef --benchmark write --sizes "$size" --iterations "$1"
 	local gbps
-	gbps=$(grep -h '"rank":0' "$tmp"/ef.d/*.ndjson | grep '"type":"sample"' | python3 -c '
-import json, sys
-for l in sys.stdin:
-    d = json.loads(l)
-    print("%.3f" % ((d.get("bytes_sent", 0) + d.get("bytes_recv", 0)) * d["iterations"] / d["elapsed_ns"]))')
+	gbps=$(efaxx_gbs ef)
 	echo "$2 efaxx $1 writer $(cat "$tmp/ef.0") $gbps"
 	echo "$2 efaxx $1 target $(cat "$tmp/ef.1") $gbps"
 }

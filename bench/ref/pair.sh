@@ -3,10 +3,18 @@
 # $tmp, a directory removed at exit, for the caller's files. The caller
 # sets ft_dir and runner, and defines wrap TAG CMD... (runs CMD, measured
 # into $tmp/TAG) and rank_wrapper TAG (prints an executable that does the
-# same for an mpirun rank, into $tmp/TAG.RANK).
+# same for an mpirun rank, into $tmp/TAG.RANK); the ones below only run
+# the processes, for callers that measure nothing around them.
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+wrap() { shift; "$@"; }
+rank_wrapper() {
+	printf '#!/bin/sh\nexec "$@"\n' >"$tmp/wrap"
+	chmod +x "$tmp/wrap"
+	echo "$tmp/wrap"
+}
 
 # fabtests_pair TAG PROG ARGS...: PROG's server on CPU 1 and client on
 # CPU 0, both bound to 127.0.0.1, measured as TAG.srv and TAG.cli; the
@@ -31,4 +39,14 @@ efaxx_pair() {
 	rm -rf "$tmp/$tag.d" && mkdir -p "$tmp/$tag.d"
 	mpirun --allow-run-as-root --mca btl self,vader --mca oob_tcp_if_include lo -np 2 "$(rank_wrapper "$tag")" \
 		"$runner" --provider tcp --nic lo --out "$tmp/$tag.d" "$@" --warmup 10 >/dev/null 2>&1
+}
+
+# efaxx_gbs TAG: each sample of rank 0 in efaxx_pair TAG's files, in GB/s
+# of payload (bytes sent and received), as the bench counts it.
+efaxx_gbs() {
+	grep -h '"rank":0' "$tmp/$1.d"/*.ndjson | grep '"type":"sample"' | python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    print("%.3f" % ((d.get("bytes_sent", 0) + d.get("bytes_recv", 0)) * d["iterations"] / d["elapsed_ns"]))'
 }

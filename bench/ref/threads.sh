@@ -23,11 +23,6 @@ wrap() {
 	*) "$@" ;;
 	esac
 }
-rank_wrapper() {
-	printf '#!/bin/sh\nexec "$@"\n' >"$tmp/wrap"
-	chmod +x "$tmp/wrap"
-	echo "$tmp/wrap"
-}
 
 bw() { # TAG
 	fabtests_pair "$1" fi_rma_bw -m -S $size -I $iters -e rdm -o writedata -W 64
@@ -39,11 +34,7 @@ pp() { # TAG
 }
 efx() {
 	efaxx_pair ef --benchmark write --sizes $size --iterations $iters
-	grep -h '"rank":0' "$tmp"/ef.d/*.ndjson | grep '"type":"sample"' | python3 -c '
-import json, sys
-for l in sys.stdin:
-    d = json.loads(l)
-    print("%.3f" % (d["bytes_sent"] * d["iterations"] / d["elapsed_ns"]))'
+	efaxx_gbs ef
 }
 
 cells=(one many efaxx)

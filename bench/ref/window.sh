@@ -14,14 +14,6 @@ size=${4:-1048576}
 . "$(dirname "$0")/pair.sh" # makes $tmp
 iters=$(((1 << 30) / size))
 
-# Nothing is measured around the processes: wrap and rank_wrapper only run them.
-wrap() { shift; "$@"; }
-rank_wrapper() {
-	printf '#!/bin/sh\nexec "$@"\n' >"$tmp/wrap"
-	chmod +x "$tmp/wrap"
-	echo "$tmp/wrap"
-}
-
 fab() { # WINDOW
 	fabtests_pair ft fi_rdm_tagged_bw -m -S "$size" -I "$iters" -W "$1"
 	grep -o 'MB/sec: [0-9.]*' "$tmp/ft.out" | awk '{ printf "%.3f\n", $2 / 1000 }'
@@ -29,11 +21,7 @@ fab() { # WINDOW
 
 efx() { # BENCHMARK ITERATIONS
 	efaxx_pair ef --benchmark "$1" --sizes "$size" --iterations "$2"
-	grep -h '"rank":0' "$tmp"/ef.d/*.ndjson | grep '"type":"sample"' | python3 -c '
-import json, sys
-for l in sys.stdin:
-    d = json.loads(l)
-    print("%.3f" % ((d.get("bytes_sent", 0) + d.get("bytes_recv", 0)) * d["iterations"] / d["elapsed_ns"]))'
+	efaxx_gbs ef
 }
 
 cells=(window-64 window-1 send sendrecv)
