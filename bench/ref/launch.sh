@@ -23,7 +23,7 @@ ranks() {
 	[ -z "$preload" ] || pause=": rank 0 waits after MPI_Init, in mpiinit.c"
 	cat >"$tmp/$tag.sh" <<SH
 #!/bin/sh
-export ${preload:+LD_PRELOAD=$preload}
+${preload:+export LD_PRELOAD=$preload}
 if [ "\$OMPI_COMM_WORLD_RANK" = 1 ]; then
 	exec "$ft_dir/bin/fi_rma_bw" -B $((port + 1)) -s 127.0.0.1 --pin-core 1 -p tcp -E=$port ${args[*]} >/dev/null 2>&1
 fi
