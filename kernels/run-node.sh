@@ -8,7 +8,8 @@
 # benchmark), then prints the ratios issue 17 accepts by: each pair's copy
 # engines over nvbandwidth's CE testcase, its copy kernel over the SM
 # testcase (both >= 0.98 for every pair), and the all-to-all's aggregate
-# over the sum of its pairs alone.
+# over the sum of its pairs alone and beside what nvbandwidth's GPUs took
+# in and sent out at once (all_to_one, one_to_all).
 #
 # Needs there: nvcc, cmake, git, Open MPI's mpirun, bin/efaxx and
 # bin/efaxx-runner built elsewhere (`make build`), root (nvbandwidth goes to
@@ -87,7 +88,9 @@ build_nvbandwidth() {
 		tail -30 "$work/cmake.log"
 		return 1
 	}
-	mkdir -p /opt/nvbandwidth && cp "$src/build/nvbandwidth" /opt/nvbandwidth/ && /opt/nvbandwidth/nvbandwidth --help | head -1
+	mkdir -p /opt/nvbandwidth && cp "$src/build/nvbandwidth" /opt/nvbandwidth/ || return 1
+	# sed reads all of it: with head, nvbandwidth could die of SIGPIPE, which pipefail reads as a failed build
+	/opt/nvbandwidth/nvbandwidth --help | sed -n 1p
 }
 if ! build_nvbandwidth; then
 	fail "nvbandwidth did not build: the runs below go on without it"
@@ -116,7 +119,7 @@ if [ -x /opt/nvbandwidth/nvbandwidth ]; then
 	stdout=$(ls -t "$work"/runs/gpu-node-nvbandwidth/*/*/rank-00000.stdout 2>/dev/null | head -1)
 	if [ -n "$stdout" ]; then
 		cp "$stdout" "$OUT/nvbandwidth.txt"
-		asked=$(grep -o '"device_[a-z_]*\|"all_to_one_[a-z_]*' sweeps/gpu/node-nvbandwidth.toml | tr -d '"')
+		asked=$(grep -o '"device_[a-z_]*\|"all_to_one_[a-z_]*\|"one_to_all_[a-z_]*' sweeps/gpu/node-nvbandwidth.toml | tr -d '"')
 		ran=$(sed -n 's/^Running \(.*\)\.$/\1/p' "$stdout")
 		waived=$(grep -c '^Waived' "$stdout")
 		echo "nvbandwidth ran: $(echo $ran)"
@@ -180,6 +183,28 @@ planted() {
 	fi
 }
 
+# ceiling RANKS: the all-to-all's aggregate at 512 MiB beside what the
+# node's links carried in nvbandwidth, summed over its GPUs: each GPU
+# written by all the others at once (all_to_one_write_*, its way in) and
+# each writing to all the others at once (one_to_all_write_*, its way
+# out); the copy engines beside CE, the copy kernel beside SM. The sum of
+# the pairs alone, which efaxx show divides by, counts each GPU's way out
+# once for each peer.
+ceiling() {
+	local id
+	for id in $(efaxx runs --limit 0 --sweep gpu-node-all2all --tag node_ranks="$1" --format csv | awk -F, 'NR > 1 { print $1 }'); do
+		efaxx show "$id" | sed -n '/^all-to-all:/,/^aggregate:/p' | awk -v nvbw="$work/nvbw.txt" '
+			BEGIN { while ((getline l < nvbw) > 0) { split(l, f, " "); sum[f[3]] += f[4] } }
+			$1 == "512MiB" && NF == 7 && $3 ~ /^[0-9]+$/ {
+				k = $2 == "memcpy" ? "ce" : "sm"
+				in_ = sum["all_to_one_write_" k]; out = sum["one_to_all_write_" k]
+				if (in_ == 0 || out == 0) { print "all-to-all, " $2 ": nvbandwidth has no all_to_one or one_to_all sum beside it"; next }
+				printf "all-to-all at 512 MiB, %s: %.1f GB/s, %.3f of the GPUs\x27 ways in at once (all_to_one_write_%s, %.1f), %.3f of their ways out (one_to_all_write_%s, %.1f)\n",
+					$2, $5, $5 / in_, k, in_, $5 / out, k, out
+			}'
+	done
+}
+
 log "checks: a byte flipped in a target fails the point"
 for b in ipc ipc-all2all; do
 	cat >"$work/check-$b.toml" <<TOML
@@ -231,6 +256,7 @@ log "ratios (pairs at 512 MiB)"
 		for id in $(efaxx runs --limit 0 --sweep gpu-node-all2all --tag node_ranks="$r" --format csv | awk -F, 'NR > 1 { print $1 }'); do
 			efaxx show "$id" | sed -n '/^all-to-all:/,/^aggregate:/p'
 		done
+		[ "$r" -gt "$gpus" ] || [ "$gpus" -lt 2 ] || ceiling "$r"
 	done
 } | tee "$OUT/ratios.txt"
 exit $status
