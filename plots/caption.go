@@ -72,7 +72,8 @@ func dirtyRuns(ctx context.Context, db *results.DB, runs []results.Run) (string,
 }
 
 // machine describes where runs of one GPU model and provider ran: their
-// hosts, the GPU model rank 0's fingerprint names, and the provider.
+// hosts, the GPU model RunGPUs gives (rank 0's fingerprint, or an
+// external tool's device), and the provider.
 func machine(runs []results.Run, gpu string) string {
 	var all []string
 	for _, r := range runs {

@@ -18,17 +18,26 @@ import (
 // damage changes rank 0's output.
 func externalRun(t *testing.T, uid string, damage func(string) string) string {
 	t.Helper()
-	r := newTestRun(uid, "osu:latency", 2)
-	r.manifest.Params = map[string]any{"program": "osu_latency"}
-	dir := r.write(t, t.TempDir(), "000-osu")
-	out, err := os.ReadFile("external/testdata/osu/omb53_latency.rank0.txt")
+	return toolRun(t, uid, "osu:latency", "osu_latency", "osu", 2, "osu/omb53_latency.rank0.txt", damage)
+}
+
+// toolRun writes a run of an external program read by parser over ranks
+// ranks: rank 0's output the recorded file (under
+// results/external/testdata) as damage changes it, the other ranks' empty.
+func toolRun(t *testing.T, uid, benchmark, program, parser string, ranks int, file string, damage func(string) string) string {
+	t.Helper()
+	r := newTestRun(uid, benchmark, ranks)
+	r.manifest.Params = map[string]any{"program": program}
+	dir := r.write(t, t.TempDir(), "000-"+parser)
+	out, err := os.ReadFile(filepath.Join("external/testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, filepath.Join(dir, record.StdoutFile(0)), damage(string(out)))
-	mustWrite(t, filepath.Join(dir, record.StdoutFile(1)), "")
-	mustWrite(t, filepath.Join(dir, record.ExternalName), mustJSON(record.External{
-		Argv: []string{"osu_latency"}, Parser: "osu"}))
+	for rank := 1; rank < ranks; rank++ {
+		mustWrite(t, filepath.Join(dir, record.StdoutFile(rank)), "")
+	}
+	mustWrite(t, filepath.Join(dir, record.ExternalName), mustJSON(record.External{Argv: []string{program}, Parser: parser}))
 	return dir
 }
 

@@ -197,11 +197,16 @@ func isParamDim(d string) bool {
 func ParamText(v any) string { return paramText(v) }
 
 // RunGPUs returns, per run id, the GPU that rank 0's fingerprint names
-// ("NVIDIA H200, sm_90, ..."), or "" for a run without one.
+// ("NVIDIA H200, sm_90, ..."), or "" for a run of efaxx's without one.
+// An external program's run names the first device the tool printed of
+// itself (nvbandwidth's "NVIDIA H100 80GB HBM3"), or GPUNotRecorded:
+// efaxx cannot tell whether the program used a GPU.
 func (db *DB) RunGPUs(ctx context.Context, ids []int64) (map[int64]string, error) {
 	rows, err := db.db.QueryContext(ctx, `
-		SELECT id, COALESCE(json_extract(fingerprint, '$.gpu'), '') FROM runs
-		WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+		SELECT id, COALESCE(json_extract(fingerprint, '$.gpu'), ''),
+			json_type(fingerprint, '$.external') IS NOT NULL,
+			COALESCE(json_extract(fingerprint, '$.external.tool.devices[0]'), '')
+		FROM runs WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
 	if err != nil {
 		return nil, fmt.Errorf("gpus of runs: %w", err)
 	}
@@ -209,13 +214,37 @@ func (db *DB) RunGPUs(ctx context.Context, ids []int64) (map[int64]string, error
 	out := map[int64]string{}
 	for rows.Next() {
 		var id int64
-		var gpu string
-		if err := rows.Scan(&id, &gpu); err != nil {
+		var gpu, device string
+		var external bool
+		if err := rows.Scan(&id, &gpu, &external, &device); err != nil {
 			return nil, fmt.Errorf("gpus of runs: %w", err)
+		}
+		if gpu == "" && external {
+			gpu = toolDevice(device)
 		}
 		out[id] = gpu
 	}
 	return out, rows.Err()
+}
+
+// GPUNotRecorded is RunGPUs' GPU of an external program's run whose tool
+// named no device.
+const GPUNotRecorded = "GPU not recorded"
+
+// toolDevice is the model of a device line a tool printed,
+// "NVIDIA H100 80GB HBM3" of nvbandwidth's "0: NVIDIA H100 80GB HBM3
+// (00000000:00:06)", or GPUNotRecorded for none.
+func toolDevice(line string) string {
+	if _, model, ok := strings.Cut(line, ": "); ok {
+		line = model
+	}
+	if i := strings.LastIndex(line, " ("); i > 0 && strings.HasSuffix(line, ")") {
+		line = line[:i]
+	}
+	if line = strings.TrimSpace(line); line == "" {
+		return GPUNotRecorded
+	}
+	return line
 }
 
 // RunVersions returns the efaxx version of each run as its rank 0's

@@ -117,11 +117,16 @@ func TestSeriesBadParam(t *testing.T) {
 
 func TestRunGPUs(t *testing.T) {
 	db := seriesStore(t)
-	got, err := db.RunGPUs(t.Context(), []int64{1, 2, 3})
+	keep := func(s string) string { return s }
+	mustIngest(t, db, toolRun(t, "nvb", "nvbandwidth:nvbandwidth", "nvbandwidth", "nvbandwidth", 1, "nvbandwidth/h100x4-node.txt", keep))
+	mustIngest(t, db, externalRun(t, "osu", keep))
+	got, err := db.RunGPUs(t.Context(), []int64{1, 2, 3, 4, 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]string{1: "NVIDIA H200, sm_90, 132 SMs", 2: ""}
+	// efaxx's own runs say which GPU they used, or none; an external
+	// program's, what the tool printed of its devices, or that efaxx cannot tell
+	want := map[int64]string{1: "NVIDIA H200, sm_90, 132 SMs", 2: "", 3: "NVIDIA H100 80GB HBM3", 4: results.GPUNotRecorded}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("RunGPUs = %v, want %v", got, want)
 	}
