@@ -250,13 +250,13 @@ func TestCompareStudyBaseline(t *testing.T) {
 	}
 }
 
-// TestRunNVBandwidth: nvbandwidth's output (here its 4-GPU layout, printed
+// TestRunNVBandwidth: nvbandwidth's output (here recorded on 4 H100s, printed
 // by a stand-in program of that name) is stored as an external benchmark,
 // nvbandwidth:nvbandwidth, in GB/s: the run's summary says GB/s, and show
 // prints each pair matrix with its weakest pair.
 func TestRunNVBandwidth(t *testing.T) {
 	dir := t.TempDir()
-	layout, err := filepath.Abs("../../results/external/testdata/nvbandwidth/h200x4-layout.txt")
+	layout, err := filepath.Abs("../../results/external/testdata/nvbandwidth/h100x4-node.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ parser = "nvbandwidth"
 	}
 	_, stdout, _ = efaxx(t, "--db", db, "show", "1")
 	for _, want := range []string{"pairs at 512MiB, device_to_device_memcpy_write_ce, GB/s",
-		"weakest pair: 0 -> 1 at 389.11 GB/s", "pairs at 512MiB, device_to_device_bidirectional_memcpy_write_ce_write2"} {
+		"weakest pair: 0 -> 3 at 397.41 GB/s", "pairs at 512MiB, device_to_device_bidirectional_memcpy_write_ce_write2"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, stdout)
 		}

@@ -276,31 +276,37 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("fingerprint = %v: want 8 waived, device_local_copy run, built from v0.8", fp)
 				}
 			}},
-		// Written by hand in nvbandwidth v0.8's layout for 4 GPUs
-		// (testdata/README.md): a bidirectional testcase's three matrices
-		// under one Running line, N/A on the diagonal, a waived testcase.
-		{"nvbandwidth, 4 GPUs, layout", "nvbandwidth", 1, []string{"nvbandwidth/h200x4-layout.txt"},
-			5 * 12, 0, func(t *testing.T, res *external.Result) {
+		// Recorded: kernels/run-node.sh's testcases on 4 H100s joined by
+		// NVSwitch (testdata/README.md): a bidirectional testcase's three
+		// matrices under one Running line, N/A on the diagonal, the
+		// all_to_one and one_to_all testcases' one row each.
+		{"nvbandwidth, run-node.sh's testcases on 4 H100s, recorded", "nvbandwidth", 1, []string{"nvbandwidth/h100x4-node.txt"},
+			10*12 + 5*4, 0, func(t *testing.T, res *external.Result) {
 				var got []string
 				for _, s := range res.Samples {
 					if s.Rank == 2 && s.Peer == 1 {
 						got = append(got, fmt.Sprintf("%s %.2f", s.Variant, float64(s.BytesSent)/float64(s.ElapsedNs)))
 					}
 				}
-				want := []string{"device_to_device_memcpy_write_ce 389.85",
-					"device_to_device_bidirectional_memcpy_write_ce_write1 370.85",
-					"device_to_device_bidirectional_memcpy_write_ce_write2 371.59",
-					"device_to_device_bidirectional_memcpy_write_ce_total 742.44",
-					"device_to_device_memcpy_write_sm 365.85"}
+				want := []string{"device_to_device_memcpy_write_ce 397.42",
+					"device_to_device_memcpy_read_ce 395.12",
+					"device_to_device_bidirectional_memcpy_write_ce_write1 393.01",
+					"device_to_device_bidirectional_memcpy_write_ce_write2 393.08",
+					"device_to_device_bidirectional_memcpy_write_ce_total 786.08",
+					"device_to_device_memcpy_write_sm 369.16",
+					"device_to_device_memcpy_read_sm 376.30",
+					"device_to_device_bidirectional_memcpy_write_sm_write1 364.91",
+					"device_to_device_bidirectional_memcpy_write_sm_write2 364.85",
+					"device_to_device_bidirectional_memcpy_write_sm_total 729.75"}
 				if strings.Join(got, "; ") != strings.Join(want, "; ") {
 					t.Errorf("cell (2, 1) = %q, want %q", got, want)
 				}
-				if got := value(t, res, 512<<20, "device_to_device_bidirectional_memcpy_write_ce_total", "sum"); got != 8909.28 {
-					t.Errorf("bidir total SUM = %v, want 8909.28", got)
+				if got := value(t, res, 512<<20, "device_to_device_bidirectional_memcpy_write_ce_total", "sum"); got != 9433.44 {
+					t.Errorf("bidir total SUM = %v, want 9433.44", got)
 				}
 				fp := res.Fingerprint
-				if fp["waived"] != 1 || len(fp["testcases"].([]string)) != 3 || len(fp["devices"].([]string)) != 4 {
-					t.Errorf("fingerprint = %v: want 1 waived, 3 testcases run, 4 devices", fp)
+				if fp["waived"] != 0 || len(fp["testcases"].([]string)) != 11 || len(fp["devices"].([]string)) != 4 {
+					t.Errorf("fingerprint = %v: want none waived, 11 testcases run, 4 devices", fp)
 				}
 			}},
 		{"fabtests rdm_tagged_bw, tcp, recorded", "fabtests", 2,
@@ -419,9 +425,9 @@ func TestParseDamaged(t *testing.T) {
 		{"nvbandwidth cut mid-matrix", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", dropFrom(" 0   2081.40"), "no SUM line", ""},
 		{"nvbandwidth bad cell", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace("2081.40\n\nSUM", "fast\n\nSUM"), "not a bandwidth", ""},
 		{"nvbandwidth row shape", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt", replace(" 0     55.34", " 0     55.34  1.0"), "want row 0", ""},
-		{"nvbandwidth matrix twice", "nvbandwidth", 1, "nvbandwidth/h200x4-layout.txt",
+		{"nvbandwidth matrix twice", "nvbandwidth", 1, "nvbandwidth/h100x4-node.txt",
 			replace("_write_ce_write2 ", "_write_ce_write1 "), "a second matrix of device_to_device_bidirectional_memcpy_write_ce_write1", ""},
-		{"nvbandwidth SUM of another testcase", "nvbandwidth", 1, "nvbandwidth/h200x4-layout.txt",
+		{"nvbandwidth SUM of another testcase", "nvbandwidth", 1, "nvbandwidth/h100x4-node.txt",
 			replace("SUM device_to_device_memcpy_write_sm", "SUM device_to_device_memcpy_read_sm"), "want its SUM line", ""},
 		{"nvbandwidth testcase not found", "nvbandwidth", 1, "nvbandwidth/h200-1gpu.txt",
 			replace("Waived: \n", "ERROR: Testcase device_to_device_memcpy_wirte_ce not found!\n"), "", "Testcase device_to_device_memcpy_wirte_ce not found"},

@@ -70,5 +70,5 @@ func FuzzParseJacobi(f *testing.F) {
 }
 
 func FuzzParseNVBandwidth(f *testing.F) {
-	fuzzParser(f, "nvbandwidth", "nvbandwidth/h200-1gpu.txt", "nvbandwidth/h200x4-layout.txt")
+	fuzzParser(f, "nvbandwidth", "nvbandwidth/h200-1gpu.txt", "nvbandwidth/h100x4-node.txt")
 }
