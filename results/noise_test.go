@@ -22,10 +22,10 @@ var noiseData = []struct {
 	name: "vm-2core", dir: "vm-2core/repeat",
 	filter: results.RunFilter{Sweep: "local-repeat"}, by: []string{"provider"},
 }, {
-	// The copy engines' memcpy, which every ipc run on the H200 pair
-	// measures beside its kernel whatever the kernel's launch shape: the
-	// same copy, 5 runs a direction.
-	name: "h200x2", dir: "h200x2/gpu-ipc", quiet: true,
+	// The copy engines' memcpy, which every ipc run on a pair of a node's
+	// H100s measures beside its kernel whatever the kernel's launch
+	// shape: the same copy, 5 runs a direction.
+	name: "h100x4", dir: "h100x4/gpu-ipc", quiet: true,
 	filter: results.RunFilter{Sweep: "gpu-ipc", SampleVariant: ptr("memcpy")}, by: []string{"direction"},
 }}
 
