@@ -1,0 +1,144 @@
+/*
+ * a2a_probe.cu: how fast can a node's GPUs do an all-to-all over NVLink,
+ * and does the schedule matter? One process drives every GPU (no IPC, no
+ * MPI), so nothing of efaxx's ipc-all2all is in the way. Each GPU writes
+ * SIZE bytes into a region for it in every other GPU:
+ *
+ *   at once:  every copy of every GPU starts together, a stream per copy
+ *             (efaxx's ipc-all2all: all n-1 copies of a GPU at once);
+ *   shifted:  n-1 steps; in step k GPU g writes into GPU (g+k) mod n, so
+ *             each step is a permutation: every GPU sends one copy and
+ *             receives one, both ways of its links busy (a barrier of
+ *             events between steps).
+ *
+ * each by the copy engines (cudaMemcpyPeerAsync from the writer's stream)
+ * and by a copy kernel on the writer (16-byte loads and stores, the
+ * writer's SMs split among its copies at once, all of them for a step).
+ * Prints the aggregate: every GPU's bytes over the wall time of the
+ * whole exchange (events on GPU 0 around host-side barriers), median of
+ * ITERS. Not verified: a probe, not a benchmark (kernels/explore/NOTES.md).
+ *
+ *   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -o a2a_probe a2a_probe.cu
+ *   ./a2a_probe [SIZE_MIB] [ITERS]
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CK(x)                                                                                    \
+	do {                                                                                     \
+		cudaError_t e_ = (x);                                                            \
+		if (e_ != cudaSuccess) {                                                         \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+			exit(1);                                                                 \
+		}                                                                                \
+	} while (0)
+
+#define MAXG 8
+
+__global__ void copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		dst[i] = src[i];
+}
+
+static int n;
+static size_t bytes;
+static int sms[MAXG];
+static uint4 *src[MAXG], *dst[MAXG]; /* dst[g]: n regions, region s written by GPU s */
+static cudaStream_t st[MAXG][MAXG];  /* st[g][p]: GPU g's stream for its copy into p */
+
+static void copy(int g, int p, bool kernel, int blocks)
+{
+	CK(cudaSetDevice(g));
+	uint4 *to = dst[p] + (size_t)g * (bytes / 16);
+	if (kernel)
+		copy16<<<blocks, 512, 0, st[g][p]>>>(to, src[g], bytes / 16);
+	else
+		CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, st[g][p]));
+}
+
+static void sync_all()
+{
+	for (int g = 0; g < n; g++) {
+		CK(cudaSetDevice(g));
+		CK(cudaDeviceSynchronize());
+	}
+}
+
+/* exchange runs one all-to-all and returns its seconds (host clock around device barriers). */
+static double exchange(bool shifted, bool kernel)
+{
+	sync_all();
+	cudaEvent_t a, b;
+	CK(cudaSetDevice(0));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaEventRecord(a, 0));
+	CK(cudaStreamSynchronize(0));
+	if (!shifted) {
+		for (int g = 0; g < n; g++)
+			for (int p = 0; p < n; p++)
+				if (p != g)
+					copy(g, p, kernel, std::max(1, 4 * sms[g] / (n - 1)));
+		sync_all();
+	} else {
+		for (int k = 1; k < n; k++) {
+			for (int g = 0; g < n; g++)
+				copy(g, (g + k) % n, kernel, 4 * sms[g]);
+			sync_all();
+		}
+	}
+	CK(cudaSetDevice(0));
+	CK(cudaEventRecord(b, 0));
+	CK(cudaEventSynchronize(b));
+	float ms = 0;
+	CK(cudaEventElapsedTime(&ms, a, b));
+	CK(cudaEventDestroy(a));
+	CK(cudaEventDestroy(b));
+	return ms / 1e3;
+}
+
+int main(int argc, char **argv)
+{
+	size_t mib = argc > 1 ? strtoull(argv[1], 0, 10) : 512;
+	int iters = argc > 2 ? atoi(argv[2]) : 20;
+	bytes = mib << 20;
+	CK(cudaGetDeviceCount(&n));
+	if (n < 2 || n > MAXG) {
+		fprintf(stderr, "a2a_probe: %d GPUs; want 2 to %d\n", n, MAXG);
+		return 1;
+	}
+	for (int g = 0; g < n; g++) {
+		CK(cudaSetDevice(g));
+		cudaDeviceProp pr;
+		CK(cudaGetDeviceProperties(&pr, g));
+		sms[g] = pr.multiProcessorCount;
+		CK(cudaMalloc(&src[g], bytes));
+		CK(cudaMalloc(&dst[g], bytes * n));
+		CK(cudaMemset(src[g], g + 1, bytes));
+		for (int p = 0; p < n; p++) {
+			CK(cudaStreamCreateWithFlags(&st[g][p], cudaStreamNonBlocking));
+			if (p != g)
+				CK(cudaDeviceEnablePeerAccess(p, 0));
+		}
+	}
+	printf("%d GPUs, %zu MiB a copy, %d iterations, median; GB/s = 1e9 B/s of every GPU's copies over the exchange's time\n",
+	       n, mib, iters);
+	for (int kernel = 0; kernel < 2; kernel++)
+		for (int shifted = 0; shifted < 2; shifted++) {
+			for (int w = 0; w < 3; w++)
+				exchange(shifted, kernel);
+			std::vector<double> t;
+			for (int i = 0; i < iters; i++)
+				t.push_back(exchange(shifted, kernel));
+			std::sort(t.begin(), t.end());
+			double sec = t[t.size() / 2];
+			printf("%-13s %-8s aggregate %8.1f GB/s (%.2f ms; fastest %8.1f)\n", kernel ? "copy kernel" : "copy engines",
+			       shifted ? "shifted" : "at once", (double)bytes * n * (n - 1) / sec / 1e9, sec * 1e3,
+			       (double)bytes * n * (n - 1) / t[0] / 1e9);
+		}
+	return 0;
+}
