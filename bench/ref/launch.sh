@@ -48,25 +48,5 @@ for r in $(seq 1 "$rounds"); do
 		echo "write $r $c ${v:-0}" | tee -a "$tmp/all"
 	done
 done
-python3 - "$tmp/all" <<'PY'
-import statistics, sys
-def ci(q): # the k-th smallest and largest, k from the binomial tail (bench/table.go, medianCI)
-    n, k, tail, p = len(q), 0, 0.0, 0.5 ** len(q)
-    while tail + p <= 0.025:
-        tail += p; p = p * (n - k) / (k + 1); k += 1
-    s = sorted(q)
-    return "%.2f-%.2f" % (s[k - 1], s[n - k]) if k else "too few rounds"
-rounds = {}
-for line in open(sys.argv[1]):
-    test, r, cell, v = line.split()
-    if float(v) > 0:
-        rounds.setdefault(r, {})[cell] = float(v)
-cells = ("plain", "mpirun", "mpiinit", "efaxx")
-full = [x for x in rounds.values() if all(c in x for c in cells)]
-print("%d rounds of %d with every cell" % (len(full), len(rounds)))
-for c in cells:
-    print("write %-8s %6.2f GB/s" % (c, statistics.median(x[c] for x in full)))
-for a, b in (("mpirun", "plain"), ("mpiinit", "plain"), ("mpiinit", "mpirun"), ("efaxx", "plain"), ("efaxx", "mpiinit")):
-    q = [x[a] / x[b] for x in full]
-    print("write %s / %s: median %.2f, 95%% interval %s" % (a, b, statistics.median(q), ci(q)))
-PY
+python3 "$(dirname "$0")/ratios.py" "$tmp/all" \
+	"write:GB/s:mpirun/plain,mpiinit/plain,mpiinit/mpirun,efaxx/plain,efaxx/mpiinit"

@@ -46,35 +46,14 @@ for r in $(seq 1 "$rounds"); do
 		many) v=$(bw mt) ;;
 		efaxx) v=$(efx) ;;
 		esac
-		echo "write $r $c $v" | tee -a "$tmp/all"
+		echo "write $r $c ${v:-0}" | tee -a "$tmp/all"
 	done
 	order=(one many)
 	[ $((r % 2)) = 0 ] && order=(many one)
 	for c in "${order[@]}"; do
 		case $c in one) v=$(pp ft) ;; many) v=$(pp mt) ;; esac
-		echo "pingpong $r $c $v" | tee -a "$tmp/all"
+		echo "pingpong $r $c ${v:-0}" | tee -a "$tmp/all"
 	done
 done
-python3 - "$tmp/all" <<'PY'
-import statistics, sys
-def ci(q): # the k-th smallest and largest, k from the binomial tail (bench/table.go, medianCI)
-    n, k, tail, p = len(q), 0, 0.0, 0.5 ** len(q)
-    while tail + p <= 0.025:
-        tail += p; p = p * (n - k) / (k + 1); k += 1
-    s = sorted(q)
-    return "%.2f-%.2f" % (s[k - 1], s[n - k]) if k else "too few rounds"
-rounds = {}
-for line in open(sys.argv[1]):
-    test, r, cell, v = line.split()
-    rounds.setdefault(test, {}).setdefault(r, {})[cell] = float(v)
-for test, unit, pairs in (("write", "GB/s", (("many", "one"), ("efaxx", "one"), ("efaxx", "many"))),
-                          ("pingpong", "us one way", (("many", "one"),))):
-    full = [x for x in rounds.get(test, {}).values() if all(c in x for p in pairs for c in p)]
-    if not full:
-        continue
-    for cell in sorted({c for p in pairs for c in p}):
-        print("%-8s %-5s %6.2f %s" % (test, cell, statistics.median(x[cell] for x in full), unit))
-    for a, b in pairs:
-        q = [x[a] / x[b] for x in full]
-        print("%-8s %s / %s: median %.2f, 95%% interval %s" % (test, a, b, statistics.median(q), ci(q)))
-PY
+python3 "$(dirname "$0")/ratios.py" "$tmp/all" "write:GB/s:many/one,efaxx/one,efaxx/many" \
+	"pingpong:us one way:many/one"
