@@ -9,7 +9,10 @@
  *   shifted:  n-1 steps; in step k GPU g writes into GPU (g+k) mod n, so
  *             each step is a permutation: every GPU sends one copy and
  *             receives one, both ways of its links busy (a barrier of
- *             events between steps).
+ *             events between steps);
+ *   free:     shifted, but each GPU's copies on one stream, exchanges back
+ *             to back, no barrier at all: as ranks that cannot see each
+ *             other would issue them.
  *
  * each by the copy engines (cudaMemcpyPeerAsync from the writer's stream)
  * and by a copy kernel on the writer (16-byte loads and stores, the
@@ -66,6 +69,41 @@ static void sync_all()
 		CK(cudaSetDevice(g));
 		CK(cudaDeviceSynchronize());
 	}
+}
+
+/* free_run runs iters shifted exchanges back to back with no barrier
+ * between steps or exchanges: each GPU's copies in shifted order on one
+ * stream of its own, as a rank that cannot see the others would issue
+ * them. Returns the seconds of one exchange, on average. */
+static double free_run(bool kernel, int iters)
+{
+	sync_all();
+	cudaEvent_t a, b;
+	CK(cudaSetDevice(0));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaEventRecord(a, 0));
+	CK(cudaStreamSynchronize(0));
+	for (int i = 0; i < iters; i++)
+		for (int k = 1; k < n; k++)
+			for (int g = 0; g < n; g++) {
+				int p = (g + k) % n;
+				CK(cudaSetDevice(g));
+				uint4 *to = dst[p] + (size_t)g * (bytes / 16);
+				if (kernel)
+					copy16<<<4 * sms[g], 512, 0, st[g][g]>>>(to, src[g], bytes / 16);
+				else
+					CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, st[g][g]));
+			}
+	sync_all();
+	CK(cudaSetDevice(0));
+	CK(cudaEventRecord(b, 0));
+	CK(cudaEventSynchronize(b));
+	float ms = 0;
+	CK(cudaEventElapsedTime(&ms, a, b));
+	CK(cudaEventDestroy(a));
+	CK(cudaEventDestroy(b));
+	return ms / 1e3 / iters;
 }
 
 /* exchange runs one all-to-all and returns its seconds (host clock around device barriers). */
@@ -140,5 +178,11 @@ int main(int argc, char **argv)
 			       shifted ? "shifted" : "at once", (double)bytes * n * (n - 1) / sec / 1e9, sec * 1e3,
 			       (double)bytes * n * (n - 1) / t[0] / 1e9);
 		}
+	for (int kernel = 0; kernel < 2; kernel++) {
+		free_run(kernel, 3);
+		double sec = free_run(kernel, iters);
+		printf("%-13s %-8s aggregate %8.1f GB/s (%.2f ms an exchange, %d back to back, no barrier)\n",
+		       kernel ? "copy kernel" : "copy engines", "free", (double)bytes * n * (n - 1) / sec / 1e9, sec * 1e3, iters);
+	}
 	return 0;
 }
