@@ -133,7 +133,7 @@ var table = []Benchmark{
 	// alone, measured in the same run (results.AllToAllStats).
 	{Name: "ipc-all2all", Kind: GPU, Doc: "every GPU of a node writes into every other at once through CUDA IPC, beside each pair alone",
 		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
-		Keys:   slices.Concat(measured, []string{"launch"}),
+		Keys:   slices.Concat(measured, []string{"launch", "schedule"}),
 		Metric: "dir_gbs"},
 	{Name: "queue", Kind: GPU, Doc: "GPU (or CPU) producers to a CPU consumer through a command ring",
 		MinRanks: 1, MaxRanks: 1, Keys: slices.Concat(measured, []string{"cells", "mode", "producer", "producers"}),

@@ -38,6 +38,7 @@ type Point struct {
 	LinkGbps   float64       // link speed per NIC for percent-of-link; 0: the provider's
 	Launch     string        // ipc: the copy kernel's grid x block ("128x256"), or "auto"
 	Direction  string        // ipc: push (the source's GPU writes), pull (the target's GPU reads) or bidir (both at once)
+	Schedule   string        // ipc-all2all: at-once (a GPU's copies together) or shifted (one at a time, target rank+1 first)
 	Cells      string        // queue: where the ring's cells live: pinned, managed, device, or host (cpu producers)
 	Mode       string        // queue: nbi (one wait at the end) or blocking (a wait per command)
 	Producer   string        // queue: gpu, or cpu (the ring's host build, no GPU needed)

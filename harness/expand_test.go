@@ -270,6 +270,24 @@ timeout = "1500ms"
 	}
 }
 
+// TestPointSchedule: ipc-all2all's schedule reaches the runner, and only
+// ipc-all2all takes one.
+func TestPointSchedule(t *testing.T) {
+	p := mustParse(t, "name = \"s\"\nbenchmark = \"ipc-all2all\"\nparams.schedule = [\"at-once\", \"shifted\"]\n").Points()
+	if len(p) != 2 || !strings.Contains(strings.Join(p[1].RunnerArgs(), " "), "--schedule shifted") || p[0].Params()["schedule"] != "at-once" {
+		t.Fatalf("points %v: want at-once, then shifted passed as --schedule shifted", p)
+	}
+	for _, tt := range []struct{ bench, value, want string }{
+		{"ipc-all2all", `"rotated"`, `s.toml:3: params.schedule: unknown schedule "rotated"; known: at-once, shifted`},
+		{"ipc", `"shifted"`, "s.toml:3: params.schedule: applies to benchmark ipc-all2all only, and the sweep runs ipc"},
+	} {
+		text := fmt.Sprintf("name = \"s\"\nbenchmark = %q\nparams.schedule = %s\n", tt.bench, tt.value)
+		if _, err := harness.Parse("s.toml", []byte(text)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v; want an error holding %q", text, err, tt.want)
+		}
+	}
+}
+
 func TestPointDuration(t *testing.T) {
 	p := mustParse(t, "name = \"d\"\nbenchmark = \"sendrecv\"\nparams.duration = \"1500ms\"\n").Points()[0]
 	args := strings.Join(p.RunnerArgs(), " ")

@@ -78,6 +78,8 @@ var params = []*param{
 		flag: "--launch", field: bind(func(p *Point) *string { return &p.Launch })},
 	{name: "direction", def: "push", read: readString(oneOf("direction", "push", "pull", "bidir")),
 		flag: "--direction", field: bind(func(p *Point) *string { return &p.Direction })},
+	{name: "schedule", def: "at-once", read: readString(oneOf("schedule", "at-once", "shifted")),
+		flag: "--schedule", field: bind(func(p *Point) *string { return &p.Schedule })},
 	{name: "cells", def: "pinned", read: readString(oneOf("cells", "pinned", "managed", "device", "host")),
 		flag: "--cells", field: bind(func(p *Point) *string { return &p.Cells })},
 	{name: "mode", def: "nbi", read: readString(oneOf("mode", "nbi", "blocking")),

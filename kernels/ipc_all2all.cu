@@ -1,14 +1,27 @@
 /*
  * ipc_all2all.cu: one rank's part of an all-to-all through CUDA IPC. The
- * rank writes into each target's region for it at once, each copy on a
- * stream of its own: the copy kernel of ipc.cu (the point's grid shared
- * among the copies) or cudaMemcpyAsync (the copy engines, from a buffer per
- * target holding the last iteration's data, since they cannot XOR a key
- * in). Each iteration starts every copy together (the streams wait on an
- * event of the main stream) and ends when all are done (the main stream
- * waits on each), as one all-to-all operation does; events time the
- * iteration and each copy in it.
+ * rank writes into each target's region for it: the copy kernel of ipc.cu
+ * or cudaMemcpyAsync (the copy engines, from a buffer per target holding
+ * the last iteration's data, since they cannot XOR a key in). Two
+ * schedules:
+ *
+ *  - at once: every copy on a stream of its own, the point's grid shared
+ *    among them. Each iteration starts every copy together (the streams
+ *    wait on an event of the main stream) and ends when all are done (the
+ *    main stream waits on each), as one all-to-all operation does.
+ *  - shifted: the copies one after another on the main stream, each with
+ *    the whole grid, to rank+1 first, then rank+2, ... (mod world). When
+ *    every rank does so, each moment is a permutation: every GPU sends one
+ *    copy and receives one. No rank waits for another between copies; on
+ *    4 H100s a GPU's copy engines carry one copy at a time at nearly their
+ *    links' rate and three at once at half of it
+ *    (kernels/explore/a2a_probe.cu, docs/performance.md).
+ *
+ * Events time the iteration and each copy in it (shifted: from the end of
+ * the copy before it).
  */
+#include <algorithm>
+
 #include "plugin.cuh"
 
 #define A2A_MAX 64 /* ranks: the benchmark's MaxRanks */
@@ -124,16 +137,17 @@ struct events {
 	}
 };
 
-/* one_copy launches iteration i's copy to target p. */
-static int one_copy(efx_cuda *c, a2a_state *st, const efx_cuda_a2a_spec *s, int p, int grid, uint64_t i, char *err)
+/* one_copy launches iteration i's copy to target p on stream sp. */
+static int one_copy(efx_cuda *c, a2a_state *st, const efx_cuda_a2a_spec *s, int p, int grid, uint64_t i,
+		    cudaStream_t sp, char *err)
 {
 	int t = s->peers[p];
 	uint4 *dst = region(st->peer[t], st, st->rank);
 	if (s->grid == 0) {
-		CU(cudaMemcpyAsync(dst, st->ref[t], s->size, cudaMemcpyDeviceToDevice, st->s[t]));
+		CU(cudaMemcpyAsync(dst, st->ref[t], s->size, cudaMemcpyDeviceToDevice, sp));
 		return 0;
 	}
-	efx_copy_xor<<<grid, s->block, 0, st->s[t]>>>(dst, st->src, s->size / 16, efx_key_of(s->seeds[p] + i));
+	efx_copy_xor<<<grid, s->block, 0, sp>>>(dst, st->src, s->size / 16, efx_key_of(s->seeds[p] + i));
 	LAUNCHED("efx_copy_xor");
 	return 0;
 }
@@ -163,10 +177,19 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 		CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, efx_copy_xor, s->block, 0));
 		grid = per_sm * c->sms;
 	}
-	int each = grid > 0 ? (grid / s->npeers > 0 ? grid / s->npeers : 1) : 0; /* the grid shared by the copies at once */
+	int each = grid; /* shifted: the whole grid for each copy; at once: the grid shared by the copies */
+	if (!s->shifted && grid > 0)
+		each = grid / s->npeers > 0 ? grid / s->npeers : 1;
 	if (grid == 0 && prepare(c, st, s, err))
 		return -1;
 	uint64_t total = s->warmup + s->iterations, np = (uint64_t)s->npeers;
+	int order[A2A_MAX]; /* the copies in the order they run: shifted, by distance from this rank */
+	for (int p = 0; p < s->npeers; p++)
+		order[p] = p;
+	if (s->shifted)
+		std::sort(order, order + s->npeers, [&](int a, int b) {
+			return (s->peers[a] - st->rank + st->world) % st->world < (s->peers[b] - st->rank + st->world) % st->world;
+		});
 	events e;
 	e.ev = (cudaEvent_t *)calloc((total + 1) * (1 + np), sizeof *e.ev);
 	if (!e.ev)
@@ -176,13 +199,16 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 	cudaEvent_t *go = e.ev, *done = e.ev + total + 1; /* done[p * total + i] */
 	for (uint64_t i = 0; i < total; i++) {
 		CU(cudaEventRecord(go[i], c->stream));
-		for (int p = 0; p < s->npeers; p++) {
-			cudaStream_t sp = st->s[s->peers[p]];
-			CU(cudaStreamWaitEvent(sp, go[i], 0));
-			if (one_copy(c, st, s, p, each, i, err))
+		for (int k = 0; k < s->npeers; k++) {
+			int p = order[k];
+			cudaStream_t sp = s->shifted ? c->stream : st->s[s->peers[p]];
+			if (!s->shifted)
+				CU(cudaStreamWaitEvent(sp, go[i], 0));
+			if (one_copy(c, st, s, p, each, i, sp, err))
 				return -1;
 			CU(cudaEventRecord(done[p * total + i], sp));
-			CU(cudaStreamWaitEvent(c->stream, done[p * total + i], 0));
+			if (!s->shifted)
+				CU(cudaStreamWaitEvent(c->stream, done[p * total + i], 0));
 		}
 	}
 	CU(cudaEventRecord(go[total], c->stream));
@@ -192,10 +218,16 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 	}
 	CU(cudaStreamSynchronize(c->stream));
 	float ms = 0;
+	int before[A2A_MAX]; /* shifted: the copy that runs before copy p, -1 for the first */
+	for (int k = 0; k < s->npeers; k++)
+		before[order[k]] = k > 0 ? order[k - 1] : -1;
 	for (uint64_t k = 0; k <= np; k++) { /* k 0: every iteration; 1 + p: target p's copy in it */
 		uint64_t sum = 0, *out = lat + k * s->iterations;
 		for (uint64_t i = s->warmup; i < total; i++) {
-			CU(cudaEventElapsedTime(&ms, go[i], k == 0 ? go[i + 1] : done[(k - 1) * total + i]));
+			cudaEvent_t from = go[i];
+			if (k > 0 && s->shifted && before[k - 1] >= 0)
+				from = done[(uint64_t)before[k - 1] * total + i];
+			CU(cudaEventElapsedTime(&ms, from, k == 0 ? go[i + 1] : done[(k - 1) * total + i]));
 			out[i - s->warmup] = (uint64_t)(ms * 1e6);
 			sum += out[i - s->warmup];
 		}

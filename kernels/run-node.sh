@@ -183,6 +183,11 @@ planted() {
 	fi
 }
 
+# schedule_of ID: the schedule of all-to-all run ID (at-once, shifted).
+schedule_of() {
+	efaxx show "$1" | sed -n 's/^ *params:.* schedule=\([a-z-]*\).*/\1/p' | head -1
+}
+
 # ceiling RANKS: the all-to-all's aggregate at 512 MiB beside what the
 # node's links carried in nvbandwidth, summed over its GPUs: each GPU
 # written by all the others at once (all_to_one_write_*, its way in) and
@@ -193,14 +198,14 @@ planted() {
 ceiling() {
 	local id
 	for id in $(efaxx runs --limit 0 --sweep gpu-node-all2all --tag node_ranks="$1" --format csv | awk -F, 'NR > 1 { print $1 }'); do
-		efaxx show "$id" | sed -n '/^all-to-all:/,/^aggregate:/p' | awk -v nvbw="$work/nvbw.txt" '
+		efaxx show "$id" | sed -n '/^all-to-all:/,/^aggregate:/p' | awk -v nvbw="$work/nvbw.txt" -v sched="$(schedule_of "$id")" '
 			BEGIN { while ((getline l < nvbw) > 0) { split(l, f, " "); sum[f[3]] += f[4] } }
 			$1 == "512MiB" && NF == 7 && $3 ~ /^[0-9]+$/ {
 				k = $2 == "memcpy" ? "ce" : "sm"
 				in_ = sum["all_to_one_write_" k]; out = sum["one_to_all_write_" k]
 				if (in_ == 0 || out == 0) { print "all-to-all, " $2 ": nvbandwidth has no all_to_one or one_to_all sum beside it"; next }
-				printf "all-to-all at 512 MiB, %s: %.1f GB/s, %.3f of the GPUs\x27 ways in at once (all_to_one_write_%s, %.1f), %.3f of their ways out (one_to_all_write_%s, %.1f)\n",
-					$2, $5, $5 / in_, k, in_, $5 / out, k, out
+				printf "all-to-all at 512 MiB, %s, %s: %.1f GB/s, %.3f of the GPUs\x27 ways in at once (all_to_one_write_%s, %.1f), %.3f of their ways out (one_to_all_write_%s, %.1f)\n",
+					sched, $2, $5, $5 / in_, k, in_, $5 / out, k, out
 			}'
 	done
 }
@@ -213,6 +218,7 @@ benchmark = "$b"
 [params]
 ranks = $(set -- $ranks_list; echo "$1")
 sizes = ["1MiB", "4MiB"]
+$([ $b = ipc-all2all ] && echo 'schedule = ["at-once", "shifted"]')
 iterations = 5
 warmup = 1
 TOML
@@ -254,6 +260,7 @@ log "ratios (pairs at 512 MiB)"
 			for dir in push pull bidir; do ratios "$r" "$dir"; done
 		fi
 		for id in $(efaxx runs --limit 0 --sweep gpu-node-all2all --tag node_ranks="$r" --format csv | awk -F, 'NR > 1 { print $1 }'); do
+			echo "-- run $id, schedule $(schedule_of "$id")"
 			efaxx show "$id" | sed -n '/^all-to-all:/,/^aggregate:/p'
 		done
 		[ "$r" -gt "$gpus" ] || [ "$gpus" -lt 2 ] || ceiling "$r"

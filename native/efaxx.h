@@ -54,6 +54,7 @@ typedef struct efx_config {
 	int32_t grid, block;  /* ipc copy kernel launch; grid -1: sized from the device */
 	int32_t pull;         /* ipc: 1 the target's GPU reads (pull), 0 the source's GPU writes (push) */
 	int32_t bidir;        /* ipc: 1 the two GPUs of a pair write into each other at once */
+	int32_t shifted;      /* ipc-all2all: 1 a GPU's copies one at a time, to rank+1 first; 0 all at once */
 	int32_t cells;        /* queue, proxy: where the cells live, EFX_CELLS_* (kernels/efaxx_cuda.h) */
 	int32_t blocking;     /* queue, proxy: 1 waits for each command's completion, 0 once at the end (NBI) */
 	uint32_t producers;   /* queue: threads pushing commands */

@@ -7,9 +7,11 @@
  *
  * Every rank's target buffer holds a region per sender. The step
  * (efx_a2a_plan) first has each ordered pair copy alone, source by source,
- * then every rank write to all its peers at once; each by the copy kernel
- * of the point's launch (its grid shared by the copies a GPU runs at once)
- * and by the copy engines (cudaMemcpyAsync, one stream per peer). Iteration
+ * then every rank write to all its peers; each by the copy kernel of the
+ * point's launch and by the copy engines (cudaMemcpyAsync). The last step
+ * runs on the point's schedule: at once (a stream per peer, the grid
+ * shared by the copies) or shifted (one copy at a time, to rank+1 first,
+ * each with the whole grid; kernels/ipc_all2all.cu). Iteration
  * i of the copy from s to t writes s's base pattern XOR key(seed(s, t) + i),
  * so every launch changes every word of every region, and the target
  * checks every word of each region written after the last iteration.
@@ -144,6 +146,7 @@ static int one_step(efx_ctx *c, a2a *p, int k, uint64_t size, bool engines, efx_
 	efx_cuda_a2a_spec spec = {
 		.size = size, .grid = engines ? 0 : c->cfg.grid, .block = c->cfg.block, .warmup = c->cfg.warmup,
 		.iterations = c->cfg.iterations, .npeers = npeers, .peers = p->peers, .seeds = p->seeds,
+		.shifted = c->cfg.shifted,
 		.corrupt = all && !engines && size == c->cfg.corrupt_size ? (int64_t)(size / 3) : -1,
 	};
 	if (efx_barrier(c) || (npeers > 0 && c->cuda.a2a_copy(c->gpu, &spec, p->lat, p->t, c->err)) || efx_barrier(c))

@@ -57,6 +57,7 @@ type Config struct {
 	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device
 	Pull        bool // ipc: the target's GPU reads the source's buffer (else the source's GPU writes)
 	Bidir       bool // ipc: the two GPUs of each pair write into each other at once
+	Shifted     bool // ipc-all2all: a GPU's copies one at a time, to rank+1 first (else all at once)
 	Cells       int  // queue, proxy: CellsPinned, CellsManaged or CellsDevice
 	Blocking    bool // queue, proxy: wait for each command's completion (else NBI)
 	Producers   int  // queue: threads pushing commands

@@ -231,6 +231,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
 	launch := fs.String("launch", "auto", "ipc, ipc-all2all: copy kernel GRIDxBLOCK, or auto (every SM full; all2all shares it among the copies at once)")
 	direction := fs.String("direction", "push", "ipc: push (the source's GPU writes), pull (the target's GPU reads) or bidir (both GPUs of a pair write at once)")
+	schedule := fs.String("schedule", "at-once", "ipc-all2all: at-once (a GPU's copies together, the grid shared) or shifted (one at a time, to rank+1 first, then rank+2, ...; each with the whole grid)")
 	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
 	mode := fs.String("mode", "nbi", "queue, proxy: nbi (one wait at the end) or blocking (a wait per command)")
 	producer := fs.String("producer", "gpu", "queue: gpu, or cpu (the ring with no GPU)")
@@ -255,6 +256,10 @@ func parseFlags(args []string) (options, error) {
 	}
 	o.cfg.Pull = *direction == "pull"
 	o.cfg.Bidir = *direction == "bidir"
+	if *schedule != "at-once" && *schedule != "shifted" {
+		return o, fmt.Errorf("--schedule %q: want at-once or shifted", *schedule)
+	}
+	o.cfg.Shifted = *schedule == "shifted"
 	o.cfg.MaxSize = maxOf(o.sizes)
 	if s := os.Getenv("EFAXX_TEST_CORRUPT_SIZE"); s != "" {
 		if o.cfg.CorruptSize, err = strconv.ParseUint(s, 10, 64); err != nil {
