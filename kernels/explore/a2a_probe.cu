@@ -22,7 +22,7 @@
  * ITERS. Not verified: a probe, not a benchmark (kernels/explore/NOTES.md).
  *
  *   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -o a2a_probe a2a_probe.cu
- *   ./a2a_probe [SIZE_MIB] [ITERS]
+ *   ./a2a_probe [SIZE_MIB] [ITERS] [4: the copy kernel keeps four loads in flight a thread]
  */
 #include <algorithm>
 #include <cstdio>
@@ -47,6 +47,32 @@ __global__ void copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src, s
 		dst[i] = src[i];
 }
 
+/* copy16x4: four 16-byte loads in flight per thread before their stores,
+ * the shape of efaxx's efx_copy_xor (kernels/ipc.cu) without the XOR. */
+__global__ void copy16x4(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x, i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	for (; i + 3 * stride < n; i += 4 * stride) {
+		uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+		dst[i] = a;
+		dst[i + stride] = b;
+		dst[i + 2 * stride] = c;
+		dst[i + 3 * stride] = d;
+	}
+	for (; i < n; i += stride)
+		dst[i] = src[i];
+}
+
+static bool four; /* the copy kernel: copy16x4 (argv[3] = 4), else copy16 */
+
+static void launch_copy(int blocks, cudaStream_t s, uint4 *to, const uint4 *from, size_t n)
+{
+	if (four)
+		copy16x4<<<blocks, 512, 0, s>>>(to, from, n);
+	else
+		copy16<<<blocks, 512, 0, s>>>(to, from, n);
+}
+
 static int n;
 static size_t bytes;
 static int sms[MAXG];
@@ -58,7 +84,7 @@ static void copy(int g, int p, bool kernel, int blocks)
 	CK(cudaSetDevice(g));
 	uint4 *to = dst[p] + (size_t)g * (bytes / 16);
 	if (kernel)
-		copy16<<<blocks, 512, 0, st[g][p]>>>(to, src[g], bytes / 16);
+		launch_copy(blocks, st[g][p], to, src[g], bytes / 16);
 	else
 		CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, st[g][p]));
 }
@@ -91,7 +117,7 @@ static double free_run(bool kernel, int iters)
 				CK(cudaSetDevice(g));
 				uint4 *to = dst[p] + (size_t)g * (bytes / 16);
 				if (kernel)
-					copy16<<<4 * sms[g], 512, 0, st[g][g]>>>(to, src[g], bytes / 16);
+					launch_copy(4 * sms[g], st[g][g], to, src[g], bytes / 16);
 				else
 					CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, st[g][g]));
 			}
@@ -143,6 +169,7 @@ int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? strtoull(argv[1], 0, 10) : 512;
 	int iters = argc > 2 ? atoi(argv[2]) : 20;
+	four = argc > 3 && atoi(argv[3]) == 4;
 	bytes = mib << 20;
 	CK(cudaGetDeviceCount(&n));
 	if (n < 2 || n > MAXG) {
@@ -163,8 +190,8 @@ int main(int argc, char **argv)
 				CK(cudaDeviceEnablePeerAccess(p, 0));
 		}
 	}
-	printf("%d GPUs, %zu MiB a copy, %d iterations, median; GB/s = 1e9 B/s of every GPU's copies over the exchange's time\n",
-	       n, mib, iters);
+	printf("%d GPUs, %zu MiB a copy, %d iterations, median, copy kernel %s; GB/s = 1e9 B/s of every GPU's copies over the exchange's time\n",
+	       n, mib, iters, four ? "copy16x4" : "copy16");
 	for (int kernel = 0; kernel < 2; kernel++)
 		for (int shifted = 0; shifted < 2; shifted++) {
 			for (int w = 0; w < 3; w++)
