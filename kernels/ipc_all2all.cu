@@ -1,9 +1,9 @@
 /*
  * ipc_all2all.cu: one rank's part of an all-to-all through CUDA IPC. The
- * rank writes into each target's region for it: the copy kernel of ipc.cu
- * or cudaMemcpyAsync (the copy engines, from a buffer per target holding
- * the last iteration's data, since they cannot XOR a key in). Two
- * schedules:
+ * rank writes into each target's region for it: a copy kernel (ipc.cu's
+ * copy with one load in flight a thread, efx_copy_one) or cudaMemcpyAsync
+ * (the copy engines, from a buffer per target holding the last
+ * iteration's data, since they cannot XOR a key in). Two schedules:
  *
  *  - at once: every copy on a stream of its own, the point's grid shared
  *    among them. Each iteration starts every copy together (the streams
@@ -105,6 +105,18 @@ extern "C" int efx_cuda_a2a_attach(efx_cuda *c, int peer, const void *handle, ch
 	return 0;
 }
 
+/* efx_copy_one is the all-to-all's copy kernel: efx_copy_xor's copy with one
+ * 16-byte load and store in flight a thread instead of four. With every
+ * GPU's copies at once, four a thread cost a fifth of the aggregate on 4
+ * H100s (kernels/explore/a2a_probe.cu: 1087 against 1387 GB/s at 512
+ * MiB); with every SM full, one is enough for a copy alone. Hot loop. */
+__global__ void efx_copy_one(uint4 *__restrict__ dst, const uint4 *__restrict__ src, uint64_t n, uint4 key)
+{
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride)
+		dst[i] = efx_xor4(src[i], key);
+}
+
 /* region is where rank from's data lands in a dst buffer. */
 static uint4 *region(uint4 *dst, const a2a_state *st, int from) { return dst + (uint64_t)from * (st->bytes / 16); }
 
@@ -147,8 +159,8 @@ static int one_copy(efx_cuda *c, a2a_state *st, const efx_cuda_a2a_spec *s, int 
 		CU(cudaMemcpyAsync(dst, st->ref[t], s->size, cudaMemcpyDeviceToDevice, sp));
 		return 0;
 	}
-	efx_copy_xor<<<grid, s->block, 0, sp>>>(dst, st->src, s->size / 16, efx_key_of(s->seeds[p] + i));
-	LAUNCHED("efx_copy_xor");
+	efx_copy_one<<<grid, s->block, 0, sp>>>(dst, st->src, s->size / 16, efx_key_of(s->seeds[p] + i));
+	LAUNCHED("efx_copy_one");
 	return 0;
 }
 
@@ -174,7 +186,7 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 	int grid = s->grid;
 	if (grid < 0) { /* sized from the device: every SM full */
 		int per_sm = 0;
-		CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, efx_copy_xor, s->block, 0));
+		CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, efx_copy_one, s->block, 0));
 		grid = per_sm * c->sms;
 	}
 	int each = grid; /* shifted: the whole grid for each copy; at once: the grid shared by the copies */

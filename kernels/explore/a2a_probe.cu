@@ -23,6 +23,7 @@
  *
  *   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -o a2a_probe a2a_probe.cu
  *   ./a2a_probe [SIZE_MIB] [ITERS] [4: the copy kernel keeps four loads in flight a thread]
+ *               [SKEW_US: in free runs GPU g starts g * SKEW_US late]
  */
 #include <algorithm>
 #include <cstdio>
@@ -64,6 +65,17 @@ __global__ void copy16x4(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
 }
 
 static bool four; /* the copy kernel: copy16x4 (argv[3] = 4), else copy16 */
+static uint64_t skew_ns; /* free runs: GPU g starts g * skew_ns late (argv[4], in microseconds) */
+
+/* spin holds its stream for ns nanoseconds of the GPU's global timer. */
+__global__ void spin(uint64_t ns)
+{
+	uint64_t t0, t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+}
 
 static void launch_copy(int blocks, cudaStream_t s, uint4 *to, const uint4 *from, size_t n)
 {
@@ -110,6 +122,10 @@ static double free_run(bool kernel, int iters)
 	CK(cudaEventCreate(&b));
 	CK(cudaEventRecord(a, 0));
 	CK(cudaStreamSynchronize(0));
+	for (int g = 1; skew_ns && g < n; g++) {
+		CK(cudaSetDevice(g));
+		spin<<<1, 1, 0, st[g][g]>>>(g * skew_ns);
+	}
 	for (int i = 0; i < iters; i++)
 		for (int k = 1; k < n; k++)
 			for (int g = 0; g < n; g++) {
@@ -170,6 +186,7 @@ int main(int argc, char **argv)
 	size_t mib = argc > 1 ? strtoull(argv[1], 0, 10) : 512;
 	int iters = argc > 2 ? atoi(argv[2]) : 20;
 	four = argc > 3 && atoi(argv[3]) == 4;
+	skew_ns = argc > 4 ? strtoull(argv[4], 0, 10) * 1000 : 0;
 	bytes = mib << 20;
 	CK(cudaGetDeviceCount(&n));
 	if (n < 2 || n > MAXG) {
@@ -208,8 +225,9 @@ int main(int argc, char **argv)
 	for (int kernel = 0; kernel < 2; kernel++) {
 		free_run(kernel, 3);
 		double sec = free_run(kernel, iters);
-		printf("%-13s %-8s aggregate %8.1f GB/s (%.2f ms an exchange, %d back to back, no barrier)\n",
-		       kernel ? "copy kernel" : "copy engines", "free", (double)bytes * n * (n - 1) / sec / 1e9, sec * 1e3, iters);
+		printf("%-13s %-8s aggregate %8.1f GB/s (%.2f ms an exchange, %d back to back, no barrier, GPU g %llu us late)\n",
+		       kernel ? "copy kernel" : "copy engines", "free", (double)bytes * n * (n - 1) / sec / 1e9, sec * 1e3, iters,
+		       (unsigned long long)(skew_ns / 1000));
 	}
 	return 0;
 }
