@@ -26,6 +26,7 @@
  *               [SKEW_US: in free runs GPU g starts g * SKEW_US late]
  */
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
