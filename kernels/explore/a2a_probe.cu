@@ -92,14 +92,15 @@ static int sms[MAXG];
 static uint4 *src[MAXG], *dst[MAXG]; /* dst[g]: n regions, region s written by GPU s */
 static cudaStream_t st[MAXG][MAXG];  /* st[g][p]: GPU g's stream for its copy into p */
 
-static void copy(int g, int p, bool kernel, int blocks)
+/* copy launches GPU g's copy into its region of GPU p on stream sp. */
+static void copy(int g, int p, bool kernel, int blocks, cudaStream_t sp)
 {
 	CK(cudaSetDevice(g));
 	uint4 *to = dst[p] + (size_t)g * (bytes / 16);
 	if (kernel)
-		launch_copy(blocks, st[g][p], to, src[g], bytes / 16);
+		launch_copy(blocks, sp, to, src[g], bytes / 16);
 	else
-		CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, st[g][p]));
+		CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, sp));
 }
 
 static void sync_all()
@@ -110,76 +111,69 @@ static void sync_all()
 	}
 }
 
+/* The clock of a measurement: GPU 0's events around host-side barriers of
+ * every GPU, so it spans all of their work. */
+static cudaEvent_t clock_a, clock_b;
+
+static void clock_start()
+{
+	sync_all();
+	CK(cudaSetDevice(0));
+	CK(cudaEventCreate(&clock_a));
+	CK(cudaEventCreate(&clock_b));
+	CK(cudaEventRecord(clock_a, 0));
+	CK(cudaStreamSynchronize(0));
+}
+
+/* clock_stop waits for every GPU and returns the seconds since clock_start. */
+static double clock_stop()
+{
+	sync_all();
+	CK(cudaSetDevice(0));
+	CK(cudaEventRecord(clock_b, 0));
+	CK(cudaEventSynchronize(clock_b));
+	float ms = 0;
+	CK(cudaEventElapsedTime(&ms, clock_a, clock_b));
+	CK(cudaEventDestroy(clock_a));
+	CK(cudaEventDestroy(clock_b));
+	return ms / 1e3;
+}
+
 /* free_run runs iters shifted exchanges back to back with no barrier
  * between steps or exchanges: each GPU's copies in shifted order on one
  * stream of its own, as a rank that cannot see the others would issue
  * them. Returns the seconds of one exchange, on average. */
 static double free_run(bool kernel, int iters)
 {
-	sync_all();
-	cudaEvent_t a, b;
-	CK(cudaSetDevice(0));
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	CK(cudaEventRecord(a, 0));
-	CK(cudaStreamSynchronize(0));
+	clock_start();
 	for (int g = 1; skew_ns && g < n; g++) {
 		CK(cudaSetDevice(g));
 		spin<<<1, 1, 0, st[g][g]>>>(g * skew_ns);
 	}
 	for (int i = 0; i < iters; i++)
 		for (int k = 1; k < n; k++)
-			for (int g = 0; g < n; g++) {
-				int p = (g + k) % n;
-				CK(cudaSetDevice(g));
-				uint4 *to = dst[p] + (size_t)g * (bytes / 16);
-				if (kernel)
-					launch_copy(4 * sms[g], st[g][g], to, src[g], bytes / 16);
-				else
-					CK(cudaMemcpyPeerAsync(to, p, src[g], g, bytes, st[g][g]));
-			}
-	sync_all();
-	CK(cudaSetDevice(0));
-	CK(cudaEventRecord(b, 0));
-	CK(cudaEventSynchronize(b));
-	float ms = 0;
-	CK(cudaEventElapsedTime(&ms, a, b));
-	CK(cudaEventDestroy(a));
-	CK(cudaEventDestroy(b));
-	return ms / 1e3 / iters;
+			for (int g = 0; g < n; g++)
+				copy(g, (g + k) % n, kernel, 4 * sms[g], st[g][g]);
+	return clock_stop() / iters;
 }
 
 /* exchange runs one all-to-all and returns its seconds (host clock around device barriers). */
 static double exchange(bool shifted, bool kernel)
 {
-	sync_all();
-	cudaEvent_t a, b;
-	CK(cudaSetDevice(0));
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	CK(cudaEventRecord(a, 0));
-	CK(cudaStreamSynchronize(0));
+	clock_start();
 	if (!shifted) {
 		for (int g = 0; g < n; g++)
 			for (int p = 0; p < n; p++)
 				if (p != g)
-					copy(g, p, kernel, std::max(1, 4 * sms[g] / (n - 1)));
-		sync_all();
+					copy(g, p, kernel, std::max(1, 4 * sms[g] / (n - 1)), st[g][p]);
 	} else {
 		for (int k = 1; k < n; k++) {
 			for (int g = 0; g < n; g++)
-				copy(g, (g + k) % n, kernel, 4 * sms[g]);
+				copy(g, (g + k) % n, kernel, 4 * sms[g], st[g][(g + k) % n]);
 			sync_all();
 		}
 	}
-	CK(cudaSetDevice(0));
-	CK(cudaEventRecord(b, 0));
-	CK(cudaEventSynchronize(b));
-	float ms = 0;
-	CK(cudaEventElapsedTime(&ms, a, b));
-	CK(cudaEventDestroy(a));
-	CK(cudaEventDestroy(b));
-	return ms / 1e3;
+	return clock_stop();
 }
 
 int main(int argc, char **argv)
