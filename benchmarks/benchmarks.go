@@ -131,7 +131,7 @@ var table = []Benchmark{
 		Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
 	// Its reference is not one variant but the sum of the pairs' rates
 	// alone, measured in the same run (results.AllToAllStats).
-	{Name: "ipc-all2all", Kind: GPU, Doc: "every GPU of a node writes into every other at once through CUDA IPC, beside each pair alone",
+	{Name: "ipc-all2all", Kind: GPU, Doc: "every GPU of a node writes into every other through CUDA IPC, at once or one peer at a time, beside each pair alone",
 		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "schedule"}),
 		Metric: "dir_gbs"},

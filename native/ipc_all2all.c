@@ -1,6 +1,6 @@
 /*
- * ipc_all2all.c: every GPU of a node writes into every other at once
- * through CUDA IPC (NVLink where the GPUs are linked), beside the same
+ * ipc_all2all.c: every GPU of a node writes into every other through
+ * CUDA IPC (NVLink where the GPUs are linked), beside the same
  * copies one pair at a time, in the same run: what the node moves when
  * all of it is busy, against the sum of its pairs' rates alone (what all
  * at once would reach if nothing were shared).
