@@ -141,7 +141,7 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 		return err
 	}
 	printPairs(w, st.metric.Unit, size, pairs)
-	printAllToAll(w, a2a)
+	printAllToAll(w, r.Params["schedule"], a2a)
 	return nil
 }
 

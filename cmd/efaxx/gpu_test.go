@@ -141,13 +141,27 @@ func TestShowPairs(t *testing.T) {
 }
 
 // TestShowAllToAll: show of an ipc-all2all run of three ranks prints, per
-// method, the node's aggregate against the sum of its pairs alone, and the
-// matrices of the pairs alone and during the all-to-all; --format json
-// carries the ratio.
+// method, the node's aggregate against the sum of its pairs alone, under a
+// header that names the run's schedule, and the matrices of the pairs
+// alone and during the all-to-all; --format json carries the ratio.
 func TestShowAllToAll(t *testing.T) {
+	for _, tt := range []struct {
+		params map[string]any
+		how    string
+	}{
+		{map[string]any{"launch": "auto"}, "at once"}, // a run from before schedule
+		{map[string]any{"launch": "auto", "schedule": "at-once"}, "at once"},
+		{map[string]any{"launch": "auto", "schedule": "shifted"}, "one peer at a time (shifted: rank+1 first)"},
+	} {
+		showAllToAll(t, tt.params, "all-to-all: every GPU writing into every other "+tt.how+", against")
+	}
+}
+
+func showAllToAll(t *testing.T, params map[string]any, header string) {
+	t.Helper()
 	const iters = 10
 	db := writeSynth(t, &synth.Run{UID: "a2a", Benchmark: "ipc-all2all", Ranks: 3, Sizes: []uint64{1 << 20},
-		Params: map[string]any{"launch": "auto"},
+		Params: params,
 		Samples: func(rank int, size uint64) []record.Sample {
 			at := func(peer int, variant string, bytes uint64, gbs float64) record.Sample {
 				return record.Sample{Peer: peer, Role: "initiator", Variant: variant, BytesSent: bytes, Iterations: iters,
@@ -169,7 +183,7 @@ func TestShowAllToAll(t *testing.T) {
 		t.Fatalf("show = %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"pairs at 1MiB, 528x512 all2all, GB/s", "pairs at 1MiB, memcpy, GB/s",
-		"all-to-all: every GPU writing into every other at once",
+		header,
 		"    1MiB  528x512        3     6      240.00        600.00  0.400",
 		"    1MiB  memcpy         3     6      240.00        600.00  0.400"} {
 		if !strings.Contains(stdout, want) {

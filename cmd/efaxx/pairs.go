@@ -76,12 +76,17 @@ func printPairs(w io.Writer, unit string, size uint64, pairs []results.PairStat)
 
 // printAllToAll prints an ipc-all2all run's aggregate per size and method
 // against the sum of its ordered pairs' rates alone, measured in the same
-// run: the ratio says what sharing costs when every GPU writes at once.
-func printAllToAll(w io.Writer, stats []results.AllToAllStat) {
+// run: the ratio says what sharing costs when every GPU writes, on the
+// run's schedule (its parameter; runs from before it had one were at once).
+func printAllToAll(w io.Writer, schedule any, stats []results.AllToAllStat) {
 	if len(stats) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nall-to-all: every GPU writing into every other at once, against the sum of the ordered pairs each alone (GB/s)\n")
+	how := "at once"
+	if schedule == "shifted" {
+		how = "one peer at a time (shifted: rank+1 first)"
+	}
+	fmt.Fprintf(w, "\nall-to-all: every GPU writing into every other %s, against the sum of the ordered pairs each alone (GB/s)\n", how)
 	fmt.Fprintf(w, "%8s  %-10s %5s %5s  %10s  %12s  %5s\n", "size", "method", "ranks", "pairs", "aggregate", "sum of pairs", "ratio")
 	for _, s := range stats {
 		fmt.Fprintf(w, "%8s  %-10s %5d %5d  %10.2f  %12.2f  %5.3f\n", bytesize.Format(s.Size), s.Method, s.Ranks, s.Pairs,
