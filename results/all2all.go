@@ -16,7 +16,8 @@ const (
 )
 
 // AllToAllStat is one method of an ipc-all2all run at one size: what the
-// node moved with every GPU writing into every other at once, against the
+// node moved with every GPU writing into every other (at once, or one peer
+// at a time: the run's schedule), against the
 // sum of the rates of its ordered pairs each copying alone, measured in
 // the same run. GB/s count the bytes copied (1e9 B/s).
 type AllToAllStat struct {
