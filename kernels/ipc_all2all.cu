@@ -10,12 +10,14 @@
  *    wait on an event of the main stream) and ends when all are done (the
  *    main stream waits on each), as one all-to-all operation does.
  *  - shifted: the copies one after another on the main stream, each with
- *    the whole grid, to rank+1 first, then rank+2, ... (mod world). When
- *    every rank does so, each moment is a permutation: every GPU sends one
- *    copy and receives one. No rank waits for another between copies; on
- *    4 H100s a GPU's copy engines carry one copy at a time at nearly their
- *    links' rate and three at once at half of it
- *    (kernels/explore/a2a_probe.cu, docs/performance.md).
+ *    the whole grid, to rank+1 first, then rank+2, ... (mod world), so
+ *    that each moment is a permutation: every GPU sends one copy and
+ *    receives one. On 4 H100s a GPU's copy engines carry one copy at a
+ *    time at nearly their links' rate and three at once at half of it,
+ *    but only while the ranks keep in step (kernels/explore/a2a_probe.cu,
+ *    docs/performance.md): each copy waits on the GPU until the copy of
+ *    the step before has landed in the rank's own buffer (a flag per
+ *    sender after the regions, set by the sender's GPU).
  *
  * Events time the iteration and each copy in it (shifted: from the end of
  * the copy before it).
@@ -28,6 +30,7 @@
 
 struct a2a_state {
 	uint64_t bytes; /* a region: the largest size */
+	uint64_t seq;   /* shifted all-to-alls: the steps done so far, the same count on every rank */
 	int rank, world;
 	uint4 *src, *dst;       /* dst: world regions of bytes, region s written by rank s */
 	uint4 *ref[A2A_MAX];    /* per target: the engines' source, allocated on first use */
@@ -71,8 +74,8 @@ extern "C" int efx_cuda_a2a_alloc(efx_cuda *c, uint64_t bytes, int rank, int wor
 	st->rank = rank;
 	st->world = world;
 	CU(cudaMalloc(&st->src, bytes));
-	CU(cudaMalloc(&st->dst, bytes * (uint64_t)world));
-	CU(cudaMemsetAsync(st->dst, 0, bytes * (uint64_t)world, c->stream));
+	CU(cudaMalloc(&st->dst, bytes * (uint64_t)world + A2A_MAX * sizeof(unsigned long long)));
+	CU(cudaMemsetAsync(st->dst, 0, bytes * (uint64_t)world + A2A_MAX * sizeof(unsigned long long), c->stream));
 	efx_fill_base<<<4 * c->sms, 256, 0, c->stream>>>(st->src, bytes / 16, rank);
 	LAUNCHED("efx_fill_base");
 	CU(cudaStreamSynchronize(c->stream));
@@ -115,6 +118,31 @@ __global__ void efx_copy_one(uint4 *__restrict__ dst, const uint4 *__restrict__ 
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride)
 		dst[i] = efx_xor4(src[i], key);
+}
+
+/* flags is the step flags after a dst buffer's regions: flags[s], the
+ * last step that sender s finished into this buffer. */
+static unsigned long long *flags(uint4 *dst, const a2a_state *st)
+{
+	return (unsigned long long *)(dst + (uint64_t)st->world * (st->bytes / 16));
+}
+
+/* efx_step_done tells a target that this rank's copy of step seq into it
+ * has landed: the stream ran the copy before it; the fence orders the
+ * copy's writes before the flag for the target's GPU. */
+__global__ void efx_step_done(unsigned long long *flag, unsigned long long seq)
+{
+	__threadfence_system();
+	asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flag), "l"(seq) : "memory");
+}
+
+/* efx_step_wait holds the stream until sender's flag reaches seq. */
+__global__ void efx_step_wait(const unsigned long long *flag, unsigned long long seq)
+{
+	unsigned long long v;
+	do
+		asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(flag) : "memory");
+	while (v < seq);
 }
 
 /* region is where rank from's data lands in a dst buffer. */
@@ -209,6 +237,13 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 	for (; e.n < (total + 1) * (1 + np); e.n++)
 		CU(cudaEventCreate(&e.ev[e.n]));
 	cudaEvent_t *go = e.ev, *done = e.ev + total + 1; /* done[p * total + i] */
+	/* Shifted over every peer, the ranks keep in step: a rank starts each
+	 * copy once the copy of the step before has landed in its own buffer
+	 * (sent by the rank that many places behind), and flags each copy of
+	 * its own in its target. No rank runs a step ahead of its senders, so
+	 * no GPU is written by two at once. */
+	bool step = s->shifted && s->npeers == st->world - 1;
+	unsigned long long seq = st->seq;
 	for (uint64_t i = 0; i < total; i++) {
 		CU(cudaEventRecord(go[i], c->stream));
 		for (int k = 0; k < s->npeers; k++) {
@@ -216,13 +251,24 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 			cudaStream_t sp = s->shifted ? c->stream : st->s[s->peers[p]];
 			if (!s->shifted)
 				CU(cudaStreamWaitEvent(sp, go[i], 0));
+			if (step && seq > st->seq) { /* the step before: from the rank (its distance) places behind */
+				int back = (k > 0 ? k : s->npeers) % st->world;
+				int from = (st->rank - back + st->world) % st->world;
+				efx_step_wait<<<1, 1, 0, sp>>>(flags(st->dst, st) + from, seq);
+				LAUNCHED("efx_step_wait");
+			}
 			if (one_copy(c, st, s, p, each, i, sp, err))
 				return -1;
+			if (step) {
+				efx_step_done<<<1, 1, 0, sp>>>(flags(st->peer[s->peers[p]], st) + st->rank, ++seq);
+				LAUNCHED("efx_step_done");
+			}
 			CU(cudaEventRecord(done[p * total + i], sp));
 			if (!s->shifted)
 				CU(cudaStreamWaitEvent(c->stream, done[p * total + i], 0));
 		}
 	}
+	st->seq = seq;
 	CU(cudaEventRecord(go[total], c->stream));
 	if (s->corrupt >= 0) { /* test hook: plant one wrong byte in the first target's region */
 		efx_flip_byte<<<1, 1, 0, c->stream>>>((uint8_t *)region(st->peer[s->peers[0]], st, st->rank) + s->corrupt);
