@@ -14,10 +14,11 @@
  *    that each moment is a permutation: every GPU sends one copy and
  *    receives one. On 4 H100s a GPU's copy engines carry one copy at a
  *    time at nearly their links' rate and three at once at half of it,
- *    but only while the ranks keep in step (kernels/explore/a2a_probe.cu,
- *    docs/performance.md): each copy waits on the GPU until the copy of
- *    the step before has landed in the rank's own buffer (a flag per
- *    sender after the regions, set by the sender's GPU).
+ *    while the ranks keep in step (kernels/explore/a2a_probe.cu,
+ *    docs/performance.md). The copy kernel's copies keep them in step:
+ *    each waits on the GPU until the copy of the step before has landed
+ *    in the rank's own buffer (a flag per sender after the regions, set
+ *    by the sender's GPU).
  *
  * Events time the iteration and each copy in it (shifted: from the end of
  * the copy before it).
@@ -237,12 +238,15 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 	for (; e.n < (total + 1) * (1 + np); e.n++)
 		CU(cudaEventCreate(&e.ev[e.n]));
 	cudaEvent_t *go = e.ev, *done = e.ev + total + 1; /* done[p * total + i] */
-	/* Shifted over every peer, the ranks keep in step: a rank starts each
-	 * copy once the copy of the step before has landed in its own buffer
-	 * (sent by the rank that many places behind), and flags each copy of
-	 * its own in its target. No rank runs a step ahead of its senders, so
-	 * no GPU is written by two at once. */
-	bool step = s->shifted && s->npeers == st->world - 1;
+	/* Shifted over every peer, the copy kernel's ranks keep in step: a
+	 * rank starts each copy once the copy of the step before has landed in
+	 * its own buffer (sent by the rank that many places behind), and flags
+	 * each copy of its own in its target. No rank runs a step ahead of its
+	 * senders, so no GPU is written by two at once: on 4 H100s, 1449 GB/s
+	 * at 512 MiB against 959 free-running (7157a6c, 9624809). The copy
+	 * engines ran slower in step, 1017 against 1348, for a reason not
+	 * found (docs/performance.md), and run free. */
+	bool step = s->shifted && s->grid != 0 && s->npeers == st->world - 1;
 	unsigned long long seq = st->seq;
 	for (uint64_t i = 0; i < total; i++) {
 		CU(cudaEventRecord(go[i], c->stream));
