@@ -37,7 +37,7 @@ rank_wrapper() {
 fab() { # ITERATIONS ROUND
 	fabtests_pair ft fi_rma_bw -m -S "$size" -I "$1" -e rdm -o writedata -W 64
 	local gbps
-	gbps=$(grep -o 'MB/sec: [0-9.]*' "$tmp/ft.out" | awk '{ printf "%.3f", $2 / 1000 }')
+	gbps=$(fabtests_gbs ft)
 	echo "$2 fi_rma_bw $1 writer $(cat "$tmp/ft.cli") $gbps"
 	echo "$2 fi_rma_bw $1 target $(cat "$tmp/ft.srv") $gbps"
 }

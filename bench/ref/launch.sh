@@ -33,16 +33,15 @@ SH
 	chmod +x "$tmp/$tag.sh"
 	mpirun --allow-run-as-root --mca btl self,vader --mca oob_tcp_if_include lo -np 2 "$tmp/$tag.sh" >/dev/null 2>&1
 }
-gbs() { grep -o 'MB/sec: [0-9.]*' "$tmp/$1.out" | awk '{ printf "%.3f\n", $2 / 1000 }'; }
 
 cells=(plain mpirun mpiinit efaxx)
 for r in $(seq 1 "$rounds"); do
 	for k in 0 1 2 3; do # each round starts one cell later
 		c=${cells[$(((k + r) % 4))]}
 		case $c in
-		plain) fabtests_pair plain fi_rma_bw "${args[@]}" && v=$(gbs plain) ;;
-		mpirun) ranks mpirun "" && v=$(gbs mpirun) ;;
-		mpiinit) ranks mpiinit "$tmp/mpiinit.so" && v=$(gbs mpiinit) ;;
+		plain) fabtests_pair plain fi_rma_bw "${args[@]}" && v=$(fabtests_gbs plain) ;;
+		mpirun) ranks mpirun "" && v=$(fabtests_gbs mpirun) ;;
+		mpiinit) ranks mpiinit "$tmp/mpiinit.so" && v=$(fabtests_gbs mpiinit) ;;
 		efaxx) efaxx_pair ef --benchmark write --sizes $size --iterations $iters && v=$(efaxx_gbs ef) ;;
 		esac
 		echo "write $r $c ${v:-0}" | tee -a "$tmp/all"

@@ -30,6 +30,10 @@ fabtests_pair() {
 	wait
 }
 
+# fabtests_gbs TAG: the MB/sec that fabtests_pair TAG's client printed, in
+# GB/s.
+fabtests_gbs() { grep -o 'MB/sec: [0-9.]*' "$tmp/$1.out" | awk '{ printf "%.3f\n", $2 / 1000 }'; }
+
 # efaxx_pair TAG ARGS...: two ranks of the runner under mpirun (bound to
 # CPUs 0 and 1), measured as TAG.0 and TAG.1; their rank files in
 # $tmp/TAG.d.

@@ -26,7 +26,7 @@ wrap() {
 
 bw() { # TAG
 	fabtests_pair "$1" fi_rma_bw -m -S $size -I $iters -e rdm -o writedata -W 64
-	grep -o 'MB/sec: [0-9.]*' "$tmp/$1.out" | awk '{ printf "%.3f\n", $2 / 1000 }'
+	fabtests_gbs "$1"
 }
 pp() { # TAG
 	fabtests_pair "$1" fi_rdm_pingpong -m -S 64 -I 20000

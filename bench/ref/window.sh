@@ -16,7 +16,7 @@ iters=$(((1 << 30) / size))
 
 fab() { # WINDOW
 	fabtests_pair ft fi_rdm_tagged_bw -m -S "$size" -I "$iters" -W "$1"
-	grep -o 'MB/sec: [0-9.]*' "$tmp/ft.out" | awk '{ printf "%.3f\n", $2 / 1000 }'
+	fabtests_gbs ft
 }
 
 efx() { # BENCHMARK ITERATIONS
