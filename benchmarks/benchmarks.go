@@ -53,6 +53,9 @@ type Benchmark struct {
 	// receive must be posted on the rail its message comes by before the
 	// sender picks one, so it cannot use the adaptive strategy.
 	FixedRails bool
+	// OnePeer says it writes to one peer at a time (the proxy's CPU
+	// thread), so it cannot use round-robin, every peer at once.
+	OnePeer bool
 
 	// Chunk is its bytes per fabric operation when a sweep names none, 0
 	// for Libefaxx's 1 MiB (DefaultChunk).
@@ -75,11 +78,16 @@ func (b Benchmark) DefaultChunk(strategy string) uint64 {
 func (b Benchmark) Takes(key string) bool { return !restricted(key) || slices.Contains(b.Keys, key) }
 
 // CheckStrategy says why b cannot spread its ops by strategy, if it
-// cannot: a two-sided benchmark (FixedRails) is never adaptive.
+// cannot: a two-sided benchmark (FixedRails) is never adaptive, and one
+// that writes to one peer at a time (OnePeer) never round-robin.
 func (b Benchmark) CheckStrategy(strategy string) error {
-	if b.FixedRails && strategy == "adaptive" {
+	switch {
+	case b.FixedRails && strategy == "adaptive":
 		return fmt.Errorf("%s cannot use the adaptive strategy: a receive must be posted on the rail its message "+
 			"arrives on before the sender picks one; use write or all2all, or a fixed strategy", b.Name)
+	case b.OnePeer && strategy == "round-robin":
+		return fmt.Errorf("%s cannot use the round-robin strategy: it writes to one peer at a time; "+
+			"use single, split, per-op or adaptive", b.Name)
 	}
 	return nil
 }
@@ -124,7 +132,7 @@ var table = []Benchmark{
 		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, timed, fabric, []string{"slots"})},
 	{Name: "proxy", Kind: GPU, Doc: "GPU-initiated RDMA writes through a CPU proxy, beside the CPU's own",
 		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots", "cells", "mode"}),
-		Reference: "cpu"}, // the CPU's own writes of the same bytes
+		Reference: "cpu", OnePeer: true}, // the CPU's own writes of the same bytes
 	{Name: "ipc", Kind: GPU, Doc: "GPU to GPU in a node through CUDA IPC, a copy kernel beside the copy engines",
 		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "direction"}),

@@ -258,26 +258,23 @@ func (d *decoder) resolve(s *Sweep) {
 	}
 }
 
-// checkCombinations rejects params that are valid alone but not together.
-// A two-sided benchmark (FixedRails) cannot be adaptive: a receive must
-// be posted on the rail its message will arrive on before the sender
-// picks the rail. The
-// proxy serves one peer at a time, so it cannot be round-robin (every peer
-// at once).
+// checkCombinations rejects params that are valid alone but not
+// together: a strategy a benchmark of the sweep cannot use
+// (benchmarks.CheckStrategy).
 func checkCombinations(s *Sweep) error {
 	strategy := slices.Index(axes(), paramNamed("strategy"))
 	for _, name := range s.Benchmarks {
 		b, err := benchmarks.Lookup(name)
-		if err != nil || !slices.Contains(s.values[strategy], any("adaptive")) {
+		if err != nil {
 			continue
 		}
-		if err := b.CheckStrategy("adaptive"); err != nil {
-			return lineerr.Mark(ErrValue, "%v", err)
+		for _, v := range s.values[strategy] {
+			if st, ok := v.(string); ok {
+				if err := b.CheckStrategy(st); err != nil {
+					return lineerr.Mark(ErrValue, "%v", err)
+				}
+			}
 		}
-	}
-	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.values[strategy], any("round-robin")) {
-		return lineerr.Mark(ErrValue, "proxy cannot use the round-robin strategy: its CPU proxy writes to one peer at a "+
-			"time; use single, split, per-op or adaptive")
 	}
 	return nil
 }

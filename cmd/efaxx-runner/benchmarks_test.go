@@ -76,8 +76,8 @@ func TestBenchmarkTable(t *testing.T) {
 
 // TestFlagsFollowTable: the runner refuses what the benchmarks table says
 // a benchmark cannot take, as a sweep's validation does: the adaptive
-// strategy for a two-sided one, a duration for one whose iterations are a
-// count.
+// strategy for a two-sided one, round-robin for one that writes to one
+// peer at a time, a duration for one whose iterations are a count.
 func TestFlagsFollowTable(t *testing.T) {
 	for _, b := range benchmarks.All() {
 		if !b.Measured() {
@@ -86,6 +86,10 @@ func TestFlagsFollowTable(t *testing.T) {
 		_, err := parseFlags([]string{"--benchmark", b.Name, "--sizes", "64", "--strategy", "adaptive"})
 		if (err != nil) != b.FixedRails {
 			t.Errorf("%s --strategy adaptive: %v; fixed rails %v", b.Name, err, b.FixedRails)
+		}
+		_, err = parseFlags([]string{"--benchmark", b.Name, "--sizes", "64", "--strategy", "round-robin"})
+		if (err != nil) != b.OnePeer {
+			t.Errorf("%s --strategy round-robin: %v; one peer at a time %v", b.Name, err, b.OnePeer)
 		}
 		_, err = parseFlags([]string{"--benchmark", b.Name, "--sizes", "64", "--duration", "1s"})
 		if (err != nil) == b.Takes("duration") {
