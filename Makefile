@@ -12,16 +12,18 @@ DB       ?= efaxx.db
 export GOFLAGS := $(GOFLAGS) -tags=sqlite_percentile
 OUT      ?= out
 
-# Debian packages the build, the tests and the demo need. The Slurm tests
-# start their own cluster (slurm/testbed): slurmctld, slurmd and munged, and
-# for the accounting path slurmdbd and MariaDB.
+# Debian packages the build and the demo need.
+DEB_PACKAGES := gcc make git pkg-config ca-certificates \
+	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev
+
+# What the tests, the testbed and the image need beyond that. The Slurm
+# tests start their own cluster (slurm/testbed): slurmctld, slurmd and
+# munged, and for the accounting path slurmdbd and MariaDB.
 # zsh and fish: the shell completion test runs efaxx's script in each shell.
 # The container tests build enroot and pyxis (enroot/runtime: libbsd-dev,
 # makeself and Slurm's headers; enroot runs with squashfs-tools, jq, zstd,
 # pigz, parallel, fuse-overlayfs and squashfuse) and the image (mmdebstrap).
-DEB_PACKAGES := gcc make git pkg-config ca-certificates \
-	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev libsqlite3-dev \
-	slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux zsh fish \
+TEST_PACKAGES := slurm-wlm slurm-client munge slurmdbd mariadb-server iproute2 util-linux zsh fish \
 	libbsd-dev makeself libslurm-dev slurm-wlm-basic-plugins-dev \
 	squashfs-tools jq zstd pigz parallel fuse-overlayfs squashfuse mmdebstrap
 
@@ -35,7 +37,7 @@ EXT ?= $(or $(EFAXX_EXT),$(HOME)/.cache/efaxx)
 # Options of `make testbed-up`, e.g. TESTBED_ARGS="--hosts 4 --slow h1/nic3=250mbit".
 TESTBED_ARGS ?=
 
-.PHONY: all deps packages build test bench demo figures clean testbed-up testbed-down sqush image
+.PHONY: all deps test-deps packages build test bench demo figures clean testbed-up testbed-down sqush image
 
 all: build
 
@@ -43,6 +45,9 @@ deps:
 	@$(MAKE) --no-print-directory packages PACKAGES="$(DEB_PACKAGES)"
 	@$(GO) version >/dev/null 2>&1 || { echo "deps: Go 1.24 or newer is required (https://go.dev/dl), at /usr/local/go or on PATH" >&2; exit 1; }
 	@$(GO) mod download
+
+test-deps:
+	@$(MAKE) --no-print-directory packages PACKAGES="$(TEST_PACKAGES)"
 
 # packages installs the Debian packages of PACKAGES that are missing.
 packages:
@@ -59,7 +64,7 @@ build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/efaxx ./cmd/efaxx
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/efaxx-runner ./cmd/efaxx-runner
 
-test: build image
+test: build test-deps image
 	$(GO) vet ./...
 	EFAXX_EXT=$(EXT) $(GO) test -count=1 -timeout 20m ./...
 
@@ -95,7 +100,7 @@ figures: build
 
 # A Slurm cluster on this machine: 2 hosts (network namespaces) with 4 shaped
 # NICs each. Then: export SLURM_CONF=/tmp/efaxx-testbed/etc/slurm.conf
-testbed-up: deps
+testbed-up: deps test-deps
 	EFAXX_EXT=$(EXT) slurm/testbed/testbed up $(TESTBED_ARGS)
 
 testbed-down:
@@ -105,7 +110,7 @@ testbed-down:
 # filesystem from this machine's Debian mirror with what efaxx-runner needs,
 # and bin/efaxx-runner and bin/efaxx, as bin/efaxx.sqsh (enroot/mkimage;
 # rebuilt only when its inputs change). Needs root.
-image: build
+image: build test-deps
 	EFAXX_EXT=$(EXT) enroot/mkimage
 
 # The container image for pyxis: docker build, then enroot import into

@@ -168,7 +168,7 @@ const mopsSQL = `1e3 * s.iterations / s.elapsed_ns`
 // NULL when that capacity is unknown.
 const percentLinkSQL = `CASE WHEN s.link_bps > 0 THEN 100.0 * ` + directionGbpsSQL + ` * 1e9 / s.link_bps END`
 
-// libefaxxGbpsSQL is the bandwidth as Libefaxx prints it (reference §9):
+// libefaxxGbpsSQL is the bandwidth as Libefaxx prints it (docs/metrics.md):
 // sendrecv counts one buffer per round trip, all2all one peer's buffer per
 // iteration, write the buffers written per iteration (all targets together
 // under round-robin).

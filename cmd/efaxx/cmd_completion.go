@@ -19,7 +19,7 @@ func newCompletionCommand() *cli.Command {
 		Usage:     "print or install shell completion for bash, zsh or fish",
 		ArgsUsage: "bash|zsh|fish",
 		Description: `Prints the completion script of the shell: commands, their flags, the values
-of flags that take a few (--format, --status, --metric, --retry), sweep
+of flags that take a few (--format, --status, --metric, --retry, --sort), sweep
 files where a command takes one, directories for ingest. With --install,
 writes it where the shell looks for it instead, and says where:
    bash  ${XDG_DATA_HOME:-~/.local/share}/bash-completion/completions/efaxx
