@@ -52,28 +52,48 @@ type BaselineSeries struct {
 // ImportBaseline stores b, replacing a baseline of the same name, in one
 // transaction. It reports false when the same text was imported already.
 func (db *DB) ImportBaseline(ctx context.Context, b *Baseline) (bool, error) {
-	sum := sha256.Sum256(b.Text)
-	hash := hex.EncodeToString(sum[:])
+	changed, err := db.ImportBaselines(ctx, []*Baseline{b})
+	if err != nil {
+		return false, err
+	}
+	return changed[0], nil
+}
+
+// ImportBaselines stores bs as ImportBaseline does, all in one
+// transaction, so that one that cannot be stored leaves the store as it
+// was. It reports for each whether it changed the store.
+func (db *DB) ImportBaselines(ctx context.Context, bs []*Baseline) ([]bool, error) {
 	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
-		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
+		return nil, fmt.Errorf("import baselines: %w", err)
 	}
 	defer tx.Rollback()
+	changed := make([]bool, len(bs))
+	for i, b := range bs {
+		if changed[i], err = importBaseline(ctx, tx, b, db.Now().UnixNano()); err != nil {
+			return nil, fmt.Errorf("import baseline %q: %w", b.Name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("import baselines: %w", err)
+	}
+	return changed, nil
+}
+
+// importBaseline stores b within tx unless the same text is stored, and
+// reports whether it did.
+func importBaseline(ctx context.Context, tx *sql.Tx, b *Baseline, now int64) (bool, error) {
+	sum := sha256.Sum256(b.Text)
+	hash := hex.EncodeToString(sum[:])
 	var old string
-	err = tx.QueryRowContext(ctx, `SELECT hash FROM baselines WHERE name = ?`, b.Name).Scan(&old)
+	err := tx.QueryRowContext(ctx, `SELECT hash FROM baselines WHERE name = ?`, b.Name).Scan(&old)
 	switch {
 	case err == nil && old == hash:
 		return false, nil
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
-		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
+		return false, err
 	}
-	if err := insertBaseline(ctx, tx, b, hash, db.Now().UnixNano()); err != nil {
-		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("import baseline %q: %w", b.Name, err)
-	}
-	return true, nil
+	return true, insertBaseline(ctx, tx, b, hash, now)
 }
 
 // insertBaseline replaces the baseline of b's name with b within tx.

@@ -68,3 +68,19 @@ func TestCompareBaseline(t *testing.T) {
 		t.Errorf("CompareBaseline(none) = %v, want ErrBaselineNotFound", err)
 	}
 }
+
+// TestImportBaselines_AllOrNothing: one baseline that cannot be stored
+// leaves out the others given with it.
+func TestImportBaselines_AllOrNothing(t *testing.T) {
+	db := MustOpenDB(t)
+	good := testBaseline("v1")
+	bad := testBaseline("v1")
+	bad.Name = "dup"
+	bad.Series = append(bad.Series, bad.Series[0]) // the same series twice breaks UNIQUE
+	if _, err := db.ImportBaselines(t.Context(), []*results.Baseline{good, bad}); err == nil {
+		t.Fatal("ImportBaselines with a duplicate series succeeded, want an error")
+	}
+	if _, err := db.Baseline(t.Context(), good.Name); !errors.Is(err, results.ErrBaselineNotFound) {
+		t.Errorf("Baseline(%q) after a failed import = %v, want ErrBaselineNotFound", good.Name, err)
+	}
+}

@@ -25,7 +25,9 @@ func newImportCommand() *cli.Command {
 				Description: `Stores each baseline: a file of published numbers with their provenance
 (see results/baselines/libefaxx-p5.toml), or the name of one that ships
 with efaxx (` + strings.Join(baselines.Names(), ", ") + `). Importing a baseline again replaces it;
-importing the same text again changes nothing.
+importing the same text again changes nothing. Every baseline is read
+before any is stored, and all are stored at once: one that cannot be read
+or stored stores none.
 
 Example:
    efaxx import baseline libefaxx-p5
@@ -46,22 +48,28 @@ func runImportBaseline(ctx context.Context, w io.Writer, dbPath string, names []
 	if len(names) == 0 {
 		return &usageError{msg: "import baseline needs a file or a name", hint: "efaxx import baseline libefaxx-p5"}
 	}
+	// Read every baseline before the store is opened: a wrong name then
+	// leaves the store as it was, and creates none.
+	bs := make([]*results.Baseline, len(names))
+	for i, name := range names {
+		b, err := loadBaseline(name)
+		if err != nil {
+			return err
+		}
+		bs[i] = b
+	}
 	db, err := results.Open(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	for _, name := range names {
-		b, err := loadBaseline(name)
-		if err != nil {
-			return err
-		}
-		changed, err := db.ImportBaseline(ctx, b)
-		if err != nil {
-			return err
-		}
+	changed, err := db.ImportBaselines(ctx, bs)
+	if err != nil {
+		return err
+	}
+	for i, b := range bs {
 		state := "unchanged"
-		if changed {
+		if changed[i] {
 			state = "stored"
 		}
 		fmt.Fprintf(w, "baseline %s: %s, %d series (%s)\n", b.Name, state, len(b.Series), b.Repository)

@@ -41,6 +41,26 @@ func TestImportBaselineAndCompare(t *testing.T) {
 	}
 }
 
+// TestImportBaselineChecksEveryName: a wrong name among several stores
+// none of them, and creates no store.
+func TestImportBaselineChecksEveryName(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "test.db")
+	if code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5", "nosuch"); code != 2 ||
+		stdout != "" || !strings.Contains(stderr, `baseline "nosuch": no such file`) {
+		t.Errorf("efaxx import baseline libefaxx-p5 nosuch = %d\n%s%s\nwant 2, nothing stored", code, stdout, stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("a failed import baseline created %s", db)
+	}
+	if code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "aws-gpu-comm-p5"); code != 0 {
+		t.Fatalf("efaxx import baseline aws-gpu-comm-p5 = %d\n%s%s", code, stdout, stderr)
+	}
+	efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5", "nosuch")
+	if n := count(t, db, `SELECT COUNT(*) FROM baselines`); n != 1 {
+		t.Errorf("after a failed import baseline: %d baselines stored, want 1", n)
+	}
+}
+
 func TestImportNCCLTests(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "test.db")
 	dir := "../../results/nccltests/testdata/"
