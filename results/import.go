@@ -40,27 +40,46 @@ type ImportedRun struct {
 // reports what it did as Ingest does. A sample that cannot be stored
 // fails the import: an imported file is all or nothing.
 func (db *DB) ImportRun(ctx context.Context, r *ImportedRun) (IngestedRun, error) {
-	out := IngestedRun{UID: r.UID, Dir: r.File, Status: r.Status, Reason: r.Reason}
+	out, err := db.ImportRuns(ctx, []*ImportedRun{r})
+	if err != nil {
+		return IngestedRun{}, err
+	}
+	return out[0], nil
+}
+
+// ImportRuns stores runs as ImportRun does, all in one transaction, so
+// that one that cannot be stored leaves the store as it was. It reports
+// what it did for each run, in order.
+func (db *DB) ImportRuns(ctx context.Context, runs []*ImportedRun) ([]IngestedRun, error) {
 	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
-		return out, fmt.Errorf("import %s: %w", r.File, err)
+		return nil, fmt.Errorf("import: %w", err)
 	}
 	defer tx.Rollback()
+	out := make([]IngestedRun, len(runs))
+	for i, r := range runs {
+		if out[i], err = db.importOne(ctx, tx, r); err != nil {
+			return nil, fmt.Errorf("import %s: %w", r.File, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	return out, nil
+}
+
+// importOne stores r within tx unless its UID is stored.
+func (db *DB) importOne(ctx context.Context, tx *sql.Tx, r *ImportedRun) (IngestedRun, error) {
+	out := IngestedRun{UID: r.UID, Dir: r.File, Status: r.Status, Reason: r.Reason}
 	prev, err := findRun(ctx, tx, r.UID)
 	if err != nil {
-		return out, fmt.Errorf("import %s: %w", r.File, err)
+		return out, err
 	}
 	if prev.found {
 		out.ID, out.Status, out.Settled = prev.id, prev.status, true
 		return out, nil
 	}
-	if err := importRun(ctx, tx, r, &out, db.Now().UnixNano()); err != nil {
-		return out, fmt.Errorf("import %s: %w", r.File, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return out, fmt.Errorf("import %s: %w", r.File, err)
-	}
-	return out, nil
+	return out, importRun(ctx, tx, r, &out, db.Now().UnixNano())
 }
 
 // importRun writes r within tx, filling in out.

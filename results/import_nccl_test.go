@@ -38,6 +38,32 @@ func importNCCLFile(t *testing.T, db *results.DB, name string) []results.Ingeste
 	return out
 }
 
+// TestImportRuns_AllOrNothing: one run that cannot be stored leaves out
+// the runs given with it.
+func TestImportRuns_AllOrNothing(t *testing.T) {
+	db := MustOpenDB(t)
+	data, err := os.ReadFile("nccltests/testdata/h100_all_reduce_8.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := nccltests.Parse("h100_all_reduce_8.txt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := results.NCCLTestsRuns(r, results.NCCLImport{File: "h100_all_reduce_8.txt", Text: data, Start: time.Unix(1_800_000_000, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs[1].Samples[0].ElapsedNs = 0 // a sample without a rate cannot be stored
+	if _, err := db.ImportRuns(t.Context(), runs); err == nil {
+		t.Fatal("ImportRuns with a sample of elapsed_ns 0 succeeded, want an error")
+	}
+	var n int
+	if err := results.SQLDB(db).QueryRowContext(t.Context(), `SELECT COUNT(*) FROM runs`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("runs stored after a failed ImportRuns = %d, %v; want 0", n, err)
+	}
+}
+
 func TestImportNCCLTests(t *testing.T) {
 	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
 	if err != nil {

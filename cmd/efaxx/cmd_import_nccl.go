@@ -24,6 +24,8 @@ the collective ("nccl:all_reduce"). A sample per size stands for all ranks,
 as nccl-tests prints them: efaxx gbps is 8 x its algbw (GB/s). A size whose
 #wrong is not 0 fails the run. Importing a file again adds nothing. A file
 that is not nccl-tests output is refused whole, each problem as file:line.
+Every file is read before any is stored, and all are stored at once: one
+that is refused stores none of them.
 
 Example:
    efaxx import nccl-tests all_reduce.log alltoall.json
@@ -44,30 +46,35 @@ Example:
 }
 
 func runImportNCCL(ctx context.Context, w io.Writer, dbPath, collective string, files []string) error {
+	// Parse every file before the store is opened: a file that is not
+	// nccl-tests output then leaves the store as it was, and creates none.
+	var runs []*results.ImportedRun
+	for _, file := range files {
+		rs, err := readNCCL(file, collective)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, rs...)
+	}
 	db, err := results.Open(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	stored, err := db.ImportRuns(ctx, runs)
+	if err != nil {
+		return err
+	}
 	failed := false
-	for _, file := range files {
-		runs, err := readNCCL(file, collective)
-		if err != nil {
-			return err
+	for i, r := range runs {
+		got := stored[i]
+		state := "new"
+		if got.Settled {
+			state = "already stored"
 		}
-		for _, r := range runs {
-			got, err := db.ImportRun(ctx, r)
-			if err != nil {
-				return err
-			}
-			state := "new"
-			if got.Settled {
-				state = "already stored"
-			}
-			fmt.Fprintf(w, "%s: run %d %s: %s %s %s %s, %d sizes, %s%s\n", file, got.ID, state, r.Benchmark,
-				r.Params["placement"], r.Params["type"], r.Params["redop"], len(r.Samples), got.Status, reasonSuffix(r.Reason))
-			failed = failed || got.Status != record.StatusOK
-		}
+		fmt.Fprintf(w, "%s: run %d %s: %s %s %s %s, %d sizes, %s%s\n", r.File, got.ID, state, r.Benchmark,
+			r.Params["placement"], r.Params["type"], r.Params["redop"], len(r.Samples), got.Status, reasonSuffix(r.Reason))
+		failed = failed || got.Status != record.StatusOK
 	}
 	if failed {
 		return errReported

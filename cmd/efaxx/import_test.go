@@ -87,3 +87,25 @@ func TestImportNCCLTests(t *testing.T) {
 		t.Errorf("import of a bad file = %d, %q; want 3 naming line 48", code, stderr)
 	}
 }
+
+// TestImportNCCLTestsAllOrNothing: a file that is not nccl-tests output
+// stores nothing of the files given with it, and creates no store.
+func TestImportNCCLTestsAllOrNothing(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "test.db")
+	good := "../../results/nccltests/testdata/h200_all_gather_2.txt"
+	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.log"), "not nccl-tests output\n")
+	if code, stdout, stderr := efaxx(t, "--db", db, "import", "nccl-tests", good, bad); code != 3 || stdout != "" ||
+		!strings.Contains(stderr, bad+": no result table") {
+		t.Errorf("efaxx import nccl-tests GOOD BAD = %d\n%s%s\nwant 3 naming %s, nothing stored", code, stdout, stderr, bad)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("a failed import nccl-tests created %s", db)
+	}
+	if code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5"); code != 0 {
+		t.Fatalf("efaxx import baseline = %d\n%s%s", code, stdout, stderr)
+	}
+	efaxx(t, "--db", db, "import", "nccl-tests", good, bad)
+	if n := count(t, db, `SELECT COUNT(*) FROM runs`); n != 0 {
+		t.Errorf("after a failed import nccl-tests: %d runs stored, want 0", n)
+	}
+}
