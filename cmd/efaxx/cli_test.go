@@ -109,6 +109,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"runs", "--stauts", "ok"}, 2, `efaxx: unknown flag --stauts (did you mean "status"?)`, "usage: efaxx runs [flags]"},
 		{[]string{"show", "x"}, 2, `efaxx: run id "x": want a positive number`, "usage: efaxx show [flags] RUN"},
 		{[]string{"show", "99"}, 3, "efaxx: run 99: not in the store", ""},
+		{[]string{"import", "nccl-tests", "main.go"}, 3, "efaxx: main.go: no result table", ""},
 	} {
 		code, stdout, stderr := efaxx(t, append([]string{"--db", db}, tt.args...)...)
 		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")

@@ -83,7 +83,7 @@ func TestImportNCCLTests(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Replace(string(text), "  210.34  ", "  2.1e+02x ", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", bad); code != 3 || !strings.Contains(stderr, bad+":48: algbw \"2.1e+02x\"") {
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", bad); code != 3 || !strings.HasPrefix(stderr, "efaxx: "+bad+":48: algbw \"2.1e+02x\"") {
 		t.Errorf("import of a bad file = %d, %q; want 3 naming line 48", code, stderr)
 	}
 }
@@ -95,7 +95,7 @@ func TestImportNCCLTestsAllOrNothing(t *testing.T) {
 	good := "../../results/nccltests/testdata/h200_all_gather_2.txt"
 	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.log"), "not nccl-tests output\n")
 	if code, stdout, stderr := efaxx(t, "--db", db, "import", "nccl-tests", good, bad); code != 3 || stdout != "" ||
-		!strings.Contains(stderr, bad+": no result table") {
+		!strings.HasPrefix(stderr, "efaxx: "+bad+": no result table") {
 		t.Errorf("efaxx import nccl-tests GOOD BAD = %d\n%s%s\nwant 3 naming %s, nothing stored", code, stdout, stderr, bad)
 	}
 	if _, err := os.Stat(db); err == nil {

@@ -98,7 +98,12 @@ func exitCode(err error, cl *commandLine, stderr io.Writer) int {
 		fmt.Fprintln(stderr, cl.usage())
 		return exitUsage
 	case errors.As(err, &list):
-		fmt.Fprintln(stderr, list.Error())
+		// Each problem on a line of its own, named as every other error
+		// is; "efaxx: file:line: message" is GNU's form for a program that
+		// is not a compiler, which editors still jump to.
+		for _, e := range list {
+			fmt.Fprintln(stderr, "efaxx:", e)
+		}
 		return exitError
 	default:
 		fmt.Fprintln(stderr, "efaxx:", err)
