@@ -26,12 +26,12 @@ Example:
 
 ` + exitStatus(""),
 		Action: func(c *cli.Context) error {
-			return runIngest(c.Context, c.App.Writer, c.String("db"), c.Args().Slice())
+			return runIngest(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), c.Args().Slice())
 		},
 	}
 }
 
-func runIngest(ctx context.Context, w io.Writer, dbPath string, dirs []string) error {
+func runIngest(ctx context.Context, w, ew io.Writer, dbPath string, dirs []string) error {
 	if len(dirs) == 0 {
 		return &usageError{msg: "ingest needs a directory", hint: "efaxx ingest efaxx-runs"}
 	}
@@ -47,7 +47,9 @@ func runIngest(ctx context.Context, w io.Writer, dbPath string, dirs []string) e
 			return err
 		}
 		for _, p := range rep.Problems {
-			fmt.Fprintf(w, "warning: %s\n", p)
+			// A path and a line as the run wrote them: escaped, so that
+			// they cannot move the cursor.
+			fmt.Fprintf(ew, "warning: %s\n", printable(p.Error()))
 			problems = true
 		}
 		for _, r := range rep.Runs {
@@ -55,7 +57,7 @@ func runIngest(ctx context.Context, w io.Writer, dbPath string, dirs []string) e
 			if r.New {
 				state = "new"
 			}
-			fmt.Fprintf(w, "run %d %s: %s, %d new samples (%s)%s\n", r.ID, state, r.Status, r.Samples, r.Dir,
+			fmt.Fprintf(w, "run %d %s: %s, %d new samples (%s)%s\n", r.ID, state, r.Status, r.Samples, printable(r.Dir),
 				reasonSuffix(r.Reason))
 			problems = problems || r.Status != record.StatusOK
 		}
