@@ -56,10 +56,39 @@ type IngestedRun struct {
 // reported as Problems. On error, the report holds the runs committed
 // before it.
 func (db *DB) Ingest(ctx context.Context, path string) (*IngestReport, error) {
-	dirs, err := runDirs(path)
+	dirs, problems, err := FindRuns(path)
 	if err != nil {
-		return nil, fmt.Errorf("ingest %q: %w", path, err)
+		return nil, err
 	}
+	rep, err := db.IngestRuns(ctx, dirs)
+	rep.Problems = append(problems, rep.Problems...)
+	return rep, err
+}
+
+// FindRuns returns the run directories at or under path, as Ingest walks
+// them, sorted. A directory whose run.json cannot be read is left out and
+// reported as a problem. It writes nothing, so a caller can tell that
+// there is nothing to store before it opens a store.
+func FindRuns(path string) ([]string, []*lineerr.Error, error) {
+	all, err := runDirs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ingest %q: %w", path, err)
+	}
+	var dirs []string
+	var problems []*lineerr.Error
+	for _, dir := range all {
+		if _, err := readManifest(dir); err != nil {
+			problems = append(problems, manifestProblem(dir, err))
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs, problems, nil
+}
+
+// IngestRuns stores the run directories dirs, as FindRuns returns them, as
+// Ingest does. It never returns a nil report.
+func (db *DB) IngestRuns(ctx context.Context, dirs []string) (*IngestReport, error) {
 	rep := &IngestReport{}
 	for _, dir := range dirs {
 		if err := db.ingestDir(ctx, dir, rep); err != nil {
@@ -67,6 +96,11 @@ func (db *DB) Ingest(ctx context.Context, path string) (*IngestReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// manifestProblem is the problem of the run.json of dir that cannot be read.
+func manifestProblem(dir string, err error) *lineerr.Error {
+	return &lineerr.Error{File: filepath.Join(dir, record.ManifestName), Err: err}
 }
 
 // runDirs returns the run directories at or under path, sorted.
@@ -99,9 +133,10 @@ func runDirs(path string) ([]string, error) {
 // did to rep. An unreadable manifest is a Problem, not an error, so that
 // one broken directory does not stop a sync of the rest.
 func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) error {
+	// Read again, not kept from FindRuns: a run still going rewrites it.
 	m, err := readManifest(dir)
 	if err != nil {
-		rep.Problems = append(rep.Problems, &lineerr.Error{File: filepath.Join(dir, record.ManifestName), Err: err})
+		rep.Problems = append(rep.Problems, manifestProblem(dir, err))
 		return nil
 	}
 	// One connection for the transaction, so that the sample writer can

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"efaxx/results/synth"
 )
 
 // TestIngestWarnings: what ingest skips is a warning on stderr, its path
@@ -21,5 +23,40 @@ func TestIngestWarnings(t *testing.T) {
 		strings.Contains(stderr, "\x1b") {
 		t.Errorf("efaxx ingest of a bad run.json = %d, stdout %q, stderr %q; want 3 and an escaped warning on stderr",
 			code, stdout, stderr)
+	}
+}
+
+// TestIngestNothing: a DIR that is missing, or holds no run at all, is an
+// error naming it; it stores nothing of the other DIRs and creates no
+// store. So does a DIR whose only run.json cannot be read.
+func TestIngestNothing(t *testing.T) {
+	good := filepath.Join(t.TempDir(), "run")
+	if err := (&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}}).Write(good); err != nil {
+		t.Fatal(err)
+	}
+	empty, missing := t.TempDir(), filepath.Join(t.TempDir(), "nosuch")
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.Mkdir(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(bad, "run.json"), "{bad")
+	tests := []struct {
+		dirs []string
+		want string
+	}{
+		{[]string{empty}, `efaxx: ingest "` + empty + `": no run directory (one holding run.json) under it`},
+		{[]string{good, empty}, `efaxx: ingest "` + empty + `": no run directory`},
+		{[]string{good, missing}, `efaxx: ingest "` + missing + `": stat ` + missing + `: no such file or directory`},
+		{[]string{bad}, `warning: ` + bad + `/run.json: invalid character`},
+	}
+	for _, tt := range tests {
+		db := filepath.Join(t.TempDir(), "test.db")
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "ingest"}, tt.dirs...)...)
+		if code != 3 || stdout != "" || !strings.HasPrefix(stderr, tt.want) {
+			t.Errorf("efaxx ingest %v = %d\n%s%s\nwant 3, nothing stored, and %q", tt.dirs, code, stdout, stderr, tt.want)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("efaxx ingest %v created %s", tt.dirs, db)
+		}
 	}
 }
