@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // the "sqlite3" driver, and its error codes
 )
 
 // ErrRunNotFound is returned, wrapped with the id, when a run id is not in
@@ -31,6 +31,11 @@ var ErrRunNotFound = errors.New("not in the store")
 // ErrNoStore is returned, wrapped with the path, by OpenExisting when
 // there is no store at the path.
 var ErrNoStore = errors.New("no store there")
+
+// ErrNotStore is returned, wrapped with the path, by OpenExisting when
+// the file at the path is not an efaxx store: an empty file, another
+// program's database, or no database at all.
+var ErrNotStore = errors.New("not an efaxx store")
 
 // ErrNoPercentile is returned by Open when the binary's SQLite lacks the
 // percentile functions (median, percentile) that every aggregate uses.
@@ -60,14 +65,49 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // OpenExisting opens the store at path as Open does, but never creates
-// one: where there is no file it fails with an error wrapping ErrNoStore.
-// The commands that only read open the store this way, so that a typo in
-// a path is an error, not a new empty store that answers nothing.
+// one: where there is no file it fails with an error wrapping ErrNoStore,
+// and where the file is not a store, with ErrNotStore, leaving it as it
+// was. The commands that only read open the store this way, so that a
+// typo in a path is an error, not a new empty store that answers nothing.
 func OpenExisting(ctx context.Context, path string) (*DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open results db %q: %w", path, ErrNoStore)
 	}
+	if err := checkStore(ctx, path); err != nil {
+		return nil, fmt.Errorf("open results db %q: %w", path, err)
+	}
 	return open(ctx, path, math.MaxInt, "rw")
+}
+
+// checkStore fails with ErrNotStore unless the file at path is a database
+// that efaxx has migrated. It looks read-only, without dataSource's
+// pragmas (WAL is written into the file), and before any migration, so
+// that a file that is not a store is left as it was, not made into one.
+func checkStore(ctx context.Context, path string) error {
+	uri, err := fileURI(path)
+	if err != nil {
+		return err
+	}
+	sqldb, err := sql.Open("sqlite3", uri+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer sqldb.Close()
+	var found bool
+	err = retryBusy(ctx, func() (err error) {
+		found, err = hasMigrations(ctx, sqldb)
+		return err
+	})
+	var e sqlite3.Error
+	switch {
+	case errors.As(err, &e) && e.Code == sqlite3.ErrNotADB:
+		return ErrNotStore
+	case err != nil:
+		return err
+	case !found:
+		return ErrNotStore
+	}
+	return nil
 }
 
 // openAt is Open, migrating no further than version last.
@@ -134,7 +174,7 @@ func (db *DB) checkPercentile(ctx context.Context) error {
 // at BEGIN: two writers then queue on the busy timeout instead of one
 // failing with "database is locked" when its read lock cannot be upgraded.
 func dataSource(path, mode string) (string, error) {
-	abs, err := filepath.Abs(path)
+	uri, err := fileURI(path)
 	if err != nil {
 		return "", err
 	}
@@ -146,5 +186,15 @@ func dataSource(path, mode string) (string, error) {
 		"_txlock":       {"immediate"},
 		"mode":          {mode},
 	}
-	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode(), nil
+	return uri + "?" + q.Encode(), nil
+}
+
+// fileURI returns the file: URI of path, escaped: a '?' or '#' in a name
+// must not start SQLite's query.
+func fileURI(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return "file:" + (&url.URL{Path: abs}).EscapedPath(), nil
 }

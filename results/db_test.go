@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,4 +148,28 @@ func TestOpen_Path(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenExisting_NotStore: a file that is not a store is refused, and
+// left as it was: no schema written into an empty file.
+func TestOpenExisting_NotStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if db, err := results.OpenExisting(t.Context(), path); !errors.Is(err, results.ErrNotStore) {
+		if err == nil {
+			db.Close()
+		}
+		t.Errorf("OpenExisting of an empty file = %v, want ErrNotStore", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+		t.Errorf("OpenExisting wrote into an empty file: %v, %v", fi.Size(), err)
+	}
+	mustOpenPath(t, path) // Open makes it a store, and then OpenExisting takes it
+	db, err := results.OpenExisting(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenExisting of a store = %v", err)
+	}
+	db.Close()
 }

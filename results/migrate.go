@@ -71,9 +71,7 @@ func SchemaVersions() ([]int, error) {
 // appliedVersions returns the versions the store has, read without a write
 // lock; an empty map for a new store.
 func (db *DB) appliedVersions(ctx context.Context) (map[int]bool, error) {
-	var n int
-	if err := db.db.QueryRowContext(ctx,
-		`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'`).Scan(&n); err != nil || n == 0 {
+	if found, err := hasMigrations(ctx, db.db); err != nil || !found {
 		return map[int]bool{}, err
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT version FROM migrations`)
@@ -90,6 +88,15 @@ func (db *DB) appliedVersions(ctx context.Context) (map[int]bool, error) {
 		out[v] = true
 	}
 	return out, rows.Err()
+}
+
+// hasMigrations reports whether the database has the migrations table,
+// which every efaxx store has and other databases do not.
+func hasMigrations(ctx context.Context, db *sql.DB) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'migrations'`).Scan(&n)
+	return n > 0, err
 }
 
 // migrations returns the embedded migrations sorted by version.

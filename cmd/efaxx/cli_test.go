@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -152,22 +154,60 @@ func TestHelpExitStatus(t *testing.T) {
 	walk(nil, newApp(nil, nil).Commands)
 }
 
+// readOnlyCommands are the commands that read the store, and never
+// create one.
+var readOnlyCommands = [][]string{
+	{"runs"}, {"runs", "--no-sync"}, {"show", "1"}, {"show", "--ranks", "1"}, {"query"}, {"compare", "1", "2"},
+	{"compare", "--baseline", "libefaxx-p5", "1"}, {"check", "1"}, {"tag", "1", "a=b"}, {"plot", "--run", "1"},
+	{"figures", "--specs", "../../plots/figures"}, {"status"}, {"status", "--no-sync"}, {"sync"}, {"cancel", "1"},
+	{"prune", "--all", "--dry-run"}, {"query", "--raw"},
+}
+
 // TestReadOnlyCreatesNoStore: the commands that read the store never
 // create one: a store that is not there is an error naming its path.
 func TestReadOnlyCreatesNoStore(t *testing.T) {
 	typo := filepath.Join(t.TempDir(), "typo.db")
-	for _, args := range [][]string{
-		{"runs"}, {"runs", "--no-sync"}, {"show", "1"}, {"show", "--ranks", "1"}, {"query"}, {"compare", "1", "2"},
-		{"compare", "--baseline", "libefaxx-p5", "1"}, {"check", "1"}, {"tag", "1", "a=b"}, {"plot", "--run", "1"},
-		{"figures", "--specs", "../../plots/figures"}, {"status"}, {"status", "--no-sync"}, {"sync"}, {"cancel", "1"},
-		{"prune", "--all", "--dry-run"}, {"query", "--raw"},
-	} {
+	for _, args := range readOnlyCommands {
 		code, stdout, stderr := efaxx(t, append([]string{"--db", typo}, args...)...)
 		if code != 3 || !strings.Contains(stderr, `no store at "`+typo+`"`) {
 			t.Errorf("efaxx %v on a missing store = %d, want 3 naming it\n%s%s", args, code, stdout, stderr)
 		}
 		if _, err := os.Stat(typo); err == nil {
 			t.Fatalf("efaxx %v created %s", args, typo)
+		}
+	}
+}
+
+// TestReadOnlyRefusesOtherFiles: the commands that read the store refuse
+// a file that is not one (an empty file, another program's database),
+// and leave it as it was, writing no schema into it.
+func TestReadOnlyRefusesOtherFiles(t *testing.T) {
+	empty := writeFile(t, filepath.Join(t.TempDir(), "empty.db"), "")
+	other := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite3", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (text TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, path := range []string{empty, other} {
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range readOnlyCommands {
+			code, stdout, stderr := efaxx(t, append([]string{"--db", path}, args...)...)
+			if code != 3 || !strings.Contains(stderr, `no store at "`+path+`": the file is not an efaxx store`) {
+				t.Errorf("efaxx %v on %s = %d, want 3 naming it\n%s%s", args, path, code, stdout, stderr)
+			}
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("efaxx %v changed %s (%v)", args, path, err)
+			}
+			if dir, _ := os.ReadDir(filepath.Dir(path)); len(dir) != 1 {
+				t.Fatalf("efaxx %v left files beside %s: %v", args, path, dir)
+			}
 		}
 	}
 }

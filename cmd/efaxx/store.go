@@ -9,12 +9,16 @@ import (
 )
 
 // openStore opens the store at path for a command that reads it: a
-// missing store is an error that names the path, never a new empty store.
-// Only run, submit, ingest and import create one.
+// missing store is an error that names the path, never a new empty store,
+// and so is a file that is not a store, which is left as it was. Only
+// run, submit, ingest and import create one.
 func openStore(ctx context.Context, path string) (*results.DB, error) {
 	db, err := results.OpenExisting(ctx, path)
-	if errors.Is(err, results.ErrNoStore) {
+	switch {
+	case errors.Is(err, results.ErrNoStore):
 		return nil, fmt.Errorf("no store at %q (efaxx run, submit, ingest or import creates one; --db or EFAXX_DB names another)", path)
+	case errors.Is(err, results.ErrNotStore):
+		return nil, fmt.Errorf("no store at %q: the file is not an efaxx store (--db or EFAXX_DB names another)", path)
 	}
 	return db, err
 }
