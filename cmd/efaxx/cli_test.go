@@ -331,6 +331,31 @@ func TestRunsListing(t *testing.T) {
 	}
 }
 
+// TestPointLabels: runs and show name a run's point by its benchmark and
+// the parameters that vary within its sweep, so that two points of a sweep
+// never share a label, and a sweep of one point gets its benchmark alone.
+func TestPointLabels(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096},
+			Params: map[string]any{"provider": "shm", "memory": "host", "slots": 64}},
+		&synth.Run{UID: "b", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096},
+			Params: map[string]any{"provider": "shm", "memory": "pinned", "slots": 64}},
+		// sendrecv has no slots: a parameter that only write has does not vary.
+		&synth.Run{UID: "c", Benchmark: "sendrecv", Ranks: 2, Sizes: []uint64{4096},
+			Params: map[string]any{"provider": "shm", "memory": "host"}},
+		&synth.Run{UID: "d", Sweep: "one-point", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096},
+			Params: map[string]any{"provider": "shm", "memory": "pinned"}})
+	code, stdout, stderr := efaxx(t, "--db", db, "runs", "--no-sync", "--sort", "id", "--columns", "run,point", "--format", "csv")
+	want := "RUN,POINT\n1,write memory=host\n2,write memory=pinned\n3,sendrecv memory=host\n4,write\n"
+	if code != 0 || stdout != want {
+		t.Errorf("efaxx runs --columns run,point = %d\n%s%s\nwant\n%s", code, stdout, stderr, want)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "show", "2")
+	if code != 0 || !strings.HasPrefix(stdout, "run 2  write memory=pinned  OK\n") {
+		t.Errorf("efaxx show 2 = %d, want the header to name memory=pinned:\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestShowFingerprint: show prints each fingerprint field once, and where
 // the ranks differ, each value with its ranks; JSON holds the same.
 func TestShowFingerprint(t *testing.T) {

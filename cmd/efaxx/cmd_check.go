@@ -69,7 +69,11 @@ func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFi
 	if err != nil {
 		return err
 	}
-	if err := writeTable(w, format, checkTable(rows)); err != nil {
+	labels, err := labelsFor(ctx, db, runs)
+	if err != nil {
+		return err
+	}
+	if err := writeTable(w, format, checkTable(rows, labels)); err != nil {
 		return err
 	}
 	failed := 0
@@ -135,7 +139,7 @@ type checkRecord struct {
 }
 
 // checkTable lays out the rows of a check.
-func checkTable(rows []harness.CheckRow) *table {
+func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
 	t := &table{header: []string{"EXPECT", "RUN", "POINT", "SIZE", "METRIC", "STAT", "VALUE", "BOUND", "RESULT"}}
 	records := []checkRecord{}
 	for _, r := range rows {
@@ -149,7 +153,7 @@ func checkTable(rows []harness.CheckRow) *table {
 			if !r.Pass {
 				rec.Result = "fail"
 			}
-			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, runLabel(*r.Run), r.Size, r.Value
+			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, labels.label(*r.Run), r.Size, r.Value
 			t.add(rec.Expect, fmt.Sprint(r.RunID), rec.Point, bytesize.Format(r.Size), rec.Metric, rec.Stat,
 				num(r.Value)+" "+e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
 		}

@@ -22,7 +22,9 @@ func newRunsCommand() *cli.Command {
 		Description: `Lists the runs in the database with their status, point, where they ran,
 their tags and, for a run that did not end ok, why. Every filter narrows
 the list further. --limit keeps the first runs in --sort's order, and says
-how many it left out (on stderr).
+how many it left out (on stderr). A point is named by its benchmark and
+the parameters whose values differ among the stored points of its sweep
+("write memory=pinned").
 
 --sort takes fields, comma-separated, each ascending or with a "-" before
 it descending: ` + strings.Join(results.RunSortFields(), ", ") + `.
@@ -99,6 +101,10 @@ func runRuns(ctx context.Context, w, stderr io.Writer, o runsOptions) error {
 	if runs == nil {
 		runs = []results.Run{} // JSON: [], not null
 	}
+	labels, err := labelsFor(ctx, db, runs)
+	if err != nil {
+		return err
+	}
 	t := &table{records: runs}
 	for _, name := range o.columns {
 		t.header = append(t.header, strings.ToUpper(name))
@@ -107,7 +113,11 @@ func runRuns(ctx context.Context, w, stderr io.Writer, o runsOptions) error {
 		row := make([]string, len(o.columns))
 		for i, name := range o.columns {
 			col := runColumnsByName[name]
-			row[i] = col.cell(r)
+			if name == "point" {
+				row[i] = labels.label(r)
+			} else {
+				row[i] = col.cell(r)
+			}
 			if o.format == "table" && col.width > 0 {
 				row[i] = truncate(dash(row[i]), col.width)
 			}
@@ -144,7 +154,7 @@ var runColumnsByName = map[string]runColumn{
 	"finished":  {cell: func(r results.Run) string { return timeCell(r.Finished) }},
 	"sweep":     {cell: func(r results.Run) string { return r.Sweep }},
 	"benchmark": {cell: func(r results.Run) string { return r.Benchmark }},
-	"point":     {cell: runLabel},
+	"point":     {}, // pointLabels.label: a label depends on the other points of the run's sweep
 	"params":    {cell: func(r results.Run) string { return paramList(r.Params) }},
 	"status":    {cell: func(r results.Run) string { return r.Status }},
 	"reason":    {cell: func(r results.Run) string { return r.Reason }, width: 60},
@@ -222,12 +232,32 @@ func syncFirst(ctx context.Context, stderr io.Writer, db *results.DB, workdir st
 	printNotes(stderr, rep)
 }
 
-// runLabel names a run by its benchmark and the provider it asked for.
-func runLabel(r results.Run) string {
-	if p, ok := r.Params["provider"]; ok {
-		return fmt.Sprintf("%s provider=%v", r.Benchmark, p)
+// pointLabels names runs by their benchmark and the parameters that vary
+// among the stored points of their sweep, keyed by sweep name: what
+// harness.Point.Label showed when the sweep ran, "write memory=pinned"
+// for a sweep over memory, plain "write" for a sweep of one point.
+type pointLabels map[string][]string
+
+// labelsFor returns the labels of runs.
+func labelsFor(ctx context.Context, db *results.DB, runs []results.Run) (pointLabels, error) {
+	var sweeps []string
+	for _, r := range runs {
+		if !slices.Contains(sweeps, r.Sweep) {
+			sweeps = append(sweeps, r.Sweep)
+		}
 	}
-	return r.Benchmark
+	return db.SweepVarying(ctx, sweeps)
+}
+
+// label returns the label of r.
+func (l pointLabels) label(r results.Run) string {
+	parts := []string{r.Benchmark}
+	for _, k := range l[r.Sweep] {
+		if v, ok := r.Params[k]; ok {
+			parts = append(parts, k+"="+paramText(v))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // maxHosts is how many hosts a runs row names before it counts the rest:

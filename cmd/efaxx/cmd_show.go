@@ -130,7 +130,9 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 		t.add(row...)
 	}
 	if format == "table" {
-		printRunHeader(w, r)
+		if err := printRunHeader(ctx, w, db, r); err != nil {
+			return err
+		}
 		printFingerprint(w, fp)
 	}
 	if err := writeTable(w, format, t); err != nil || format != "table" {
@@ -145,8 +147,12 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	return nil
 }
 
-func printRunHeader(w io.Writer, r *results.Run) {
-	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, printable(runLabel(*r)), strings.ToUpper(r.Status))
+func printRunHeader(ctx context.Context, w io.Writer, db *results.DB, r *results.Run) error {
+	labels, err := labelsFor(ctx, db, []results.Run{*r})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, printable(labels.label(*r)), strings.ToUpper(r.Status))
 	if r.Reason != "" {
 		fmt.Fprintf(w, "  reason:   %s\n", printable(r.Reason))
 	}
@@ -162,6 +168,7 @@ func printRunHeader(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e6))
 	}
 	fmt.Fprintf(w, "\n  dir:      %s\n", printable(r.Dir))
+	return nil
 }
 
 // maxValues is how many values of one fingerprint field show prints
@@ -210,8 +217,13 @@ func paramList(params map[string]any) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		v, _ := json.Marshal(params[k])
-		parts[i] = k + "=" + strings.Trim(string(v), `"`)
+		parts[i] = k + "=" + paramText(params[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// paramText formats a parameter's value: strings bare, the rest as JSON.
+func paramText(v any) string {
+	b, _ := json.Marshal(v)
+	return strings.Trim(string(b), `"`)
 }

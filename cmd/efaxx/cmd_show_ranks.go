@@ -38,7 +38,9 @@ func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id in
 		return writeTable(w, format, &table{records: showRanksRecord{Run: r, Spread: sp}})
 	}
 	if format == "table" {
-		printRunHeader(w, r)
+		if err := printRunHeader(ctx, w, db, r); err != nil {
+			return err
+		}
 		fmt.Fprintln(w)
 	}
 	for i, t := range spreadTables(sp) {
