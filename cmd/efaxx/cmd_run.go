@@ -36,13 +36,13 @@ Example:
 			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"},
 				Usage: "efaxx-runner binary (default: next to efaxx, then PATH)"},
 			&cli.StringFlag{Name: "mpirun", Value: "mpirun", Usage: "mpirun binary"},
-			&cli.StringSliceFlag{Name: "tag", Usage: "tag every run KEY=VALUE (repeat for several); efaxx runs --tag selects them"},
+			&cli.GenericFlag{Name: "tag", Value: &wholeValues{}, Usage: "tag every run KEY=VALUE (repeat for several); efaxx runs --tag selects them"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := maxArgs(c, 1); err != nil {
 				return err
 			}
-			tags, err := tagSets(c.StringSlice("tag"), "--tag")
+			tags, err := tagSets(wholeFlag(c, "tag"), "--tag")
 			if err != nil {
 				return err
 			}

@@ -16,7 +16,8 @@ func newTagCommand() *cli.Command {
 		Description: `Sets each KEY=VALUE on the run (replacing the key's value) and deletes each
 --delete KEY. Tags given to efaxx run --tag are stored with the run when it
 is first ingested; what efaxx tag sets or deletes stays. Select runs by tag
-with efaxx runs --tag KEY=VALUE.
+with efaxx runs --tag KEY=VALUE. A key may not hold "=" or ",", a value
+not ",": runs lists tags as KEY=VALUE,KEY=VALUE.
 
 Example:
    efaxx tag 12 driver=550.54 note="after the NIC swap"

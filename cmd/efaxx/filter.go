@@ -21,7 +21,7 @@ func filterFlags() []cli.Flag {
 		&cli.StringFlag{Name: "sweep", Usage: "only this sweep (name or hash)"},
 		&cli.StringFlag{Name: "since", Usage: "only runs started at or after: now-7d, now-12h, 2026-11-01, RFC 3339"},
 		&cli.StringFlag{Name: "until", Usage: "only runs started before (same forms as --since)"},
-		&cli.StringSliceFlag{Name: "tag", Usage: "only runs tagged KEY=VALUE, or with KEY at all (repeat: all must hold)"},
+		&cli.GenericFlag{Name: "tag", Value: &wholeValues{}, Usage: "only runs tagged KEY=VALUE, or with KEY at all (repeat: all must hold)"},
 		&cli.StringFlag{Name: "host", Usage: "only runs with a rank on this host"},
 		&cli.StringSliceFlag{Name: "param", Usage: "only runs whose point has KEY=VALUE, as in provider=shm or chunk=1MiB (repeat: all must hold)"},
 	}
@@ -38,7 +38,7 @@ func runFilter(c *cli.Context, now time.Time) (results.RunFilter, error) {
 	if f.Until, err = parseWhen(c.String("until"), now); err != nil {
 		return f, err
 	}
-	if f.Tags, err = tagFilters(c.StringSlice("tag")); err != nil {
+	if f.Tags, err = tagFilters(wholeFlag(c, "tag")); err != nil {
 		return f, err
 	}
 	f.Params, err = paramFilters(c.StringSlice("param"))
@@ -77,7 +77,8 @@ func paramFilters(args []string) ([]results.ParamFilter, error) {
 }
 
 // tagSets reads KEY=VALUE arguments into a map, for efaxx tag and efaxx
-// run --tag.
+// run --tag. A value may not hold a comma: the TAGS column joins tags
+// with commas, and "v=a,b=c" there would read as two tags.
 func tagSets(args []string, what string) (map[string]string, error) {
 	tags := map[string]string{}
 	for _, a := range args {
@@ -88,9 +89,34 @@ func tagSets(args []string, what string) (map[string]string, error) {
 		if err := results.CheckTagKey(k); err != nil {
 			return nil, &usageError{msg: fmt.Sprintf("%s %q: %v", what, a, err), hint: "driver=550.54"}
 		}
+		if strings.Contains(v, ",") {
+			return nil, &usageError{msg: fmt.Sprintf("%s %q: a tag value may not hold a comma (tags are listed as k=v,k=v)", what, a),
+				hint: "one KEY=VALUE per argument, each value without a comma"}
+		}
 		tags[k] = v
 	}
 	return tags, nil
+}
+
+// wholeValues is a repeatable flag that keeps each value as given.
+// StringSliceFlag splits a value at commas and trims its spaces, so that
+// --tag note=a,b would select note=a and a key "b", and a stored value
+// with a comma or an edge space could not be selected at all.
+type wholeValues []string
+
+func (w *wholeValues) Set(s string) error {
+	*w = append(*w, s)
+	return nil
+}
+
+func (w *wholeValues) String() string { return strings.Join(*w, " ") }
+
+// wholeFlag returns the values of the wholeValues flag name.
+func wholeFlag(c *cli.Context, name string) []string {
+	if w, ok := c.Generic(name).(*wholeValues); ok {
+		return *w
+	}
+	return nil
 }
 
 // tagList formats tags as "k=v,k=v", sorted, or "-".

@@ -116,6 +116,32 @@ func TestTag(t *testing.T) {
 	}
 }
 
+// TestTagComma: efaxx tag refuses a value with a comma, which the TAGS
+// column could not tell from two tags, and --tag selects a stored value as
+// it is, commas and edge spaces included (a run.json may hold one).
+func TestTagComma(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"v": "a,b=c"}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"v": "a"}})
+	if code, _, stderr := efaxx(t, "--db", db, "tag", "2", "v=a,b=c"); code != 2 || !strings.Contains(stderr, "comma") {
+		t.Errorf("efaxx tag 2 v=a,b=c = %d, %q; want 2 refusing the comma", code, stderr)
+	}
+	if code, _, _ := efaxx(t, "--db", db, "tag", "2", "note= spaced "); code != 0 {
+		t.Fatalf("efaxx tag 2 'note= spaced ' = %d, want 0", code)
+	}
+	for _, tt := range []struct {
+		tag  string
+		want []int64
+	}{
+		{"v=a,b=c", []int64{1}},
+		{"v=a", []int64{2}},
+		{"note= spaced ", []int64{2}},
+	} {
+		if got := runIDs(t, db, "--tag", tt.tag); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("efaxx runs --tag %q = %v, want %v", tt.tag, got, tt.want)
+		}
+	}
+}
+
 func TestQueryCommand(t *testing.T) {
 	db := writeSynth(t,
 		&synth.Run{UID: "a", Ranks: 4, Sizes: []uint64{4096, 1 << 20}, Params: map[string]any{"provider": "shm"}},
