@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -285,10 +287,25 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
+	t, err := parseTime(s, now)
+	if err != nil {
+		return time.Time{}, &usageError{msg: fmt.Sprintf("time %q: %v", s, err), hint: "now-7d, now-12h or 2026-11-01"}
+	}
+	// The store compares Unix nanoseconds, which an int64 holds from 1677
+	// to 2262; outside that, UnixNano wraps and the bound turns around.
+	if !time.Unix(0, t.UnixNano()).Equal(t) {
+		return time.Time{}, &usageError{msg: fmt.Sprintf("time %q: outside 1678..2262, the times the store can compare", s),
+			hint: "now-7d, now-12h or 2026-11-01"}
+	}
+	return t, nil
+}
+
+// parseTime reads a time: now-<duration> with d for days, a date, or RFC 3339.
+func parseTime(s string, now time.Time) (time.Time, error) {
 	if rest, ok := strings.CutPrefix(s, "now-"); ok {
 		d, err := parseAgo(rest)
 		if err != nil {
-			return time.Time{}, &usageError{msg: fmt.Sprintf("time %q: %v", s, err), hint: "now-7d, now-12h or 2026-11-01"}
+			return time.Time{}, err
 		}
 		return now.Add(-d), nil
 	}
@@ -297,15 +314,22 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, &usageError{msg: fmt.Sprintf("time %q: not now-<duration>, a date or RFC 3339", s),
-		hint: "now-7d, now-12h or 2026-11-01"}
+	return time.Time{}, errors.New("not now-<duration>, a date or RFC 3339")
 }
+
+// maxDays is the most days a time.Duration holds (about 292 years).
+const maxDays = math.MaxInt64 / int64(24*time.Hour)
 
 func parseAgo(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
+		var n int64
 		if _, err := fmt.Sscanf(days, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != days {
 			return 0, fmt.Errorf("bad day count %q", days)
+		}
+		// Past maxDays the product wraps around, and now-200000d would
+		// be a time in the future.
+		if n > maxDays {
+			return 0, fmt.Errorf("%d days: more than %d, the most a duration holds", n, maxDays)
 		}
 		return time.Duration(n) * 24 * time.Hour, nil
 	}

@@ -88,7 +88,11 @@ func TestRunsFilters(t *testing.T) {
 			t.Errorf("efaxx runs %v = %v, want %v", tt.args, got, tt.want)
 		}
 	}
-	for _, bad := range [][]string{{"--param", "chunk=1.5MiB"}, {"--tag", "=x"}, {"--since", "yesterday"}} {
+	for _, bad := range [][]string{{"--param", "chunk=1.5MiB"}, {"--tag", "=x"}, {"--since", "yesterday"},
+		// More days than a time.Duration holds: not a wrapped-around bound.
+		{"--since", "now-200000d"}, {"--until", "now-106752d"}, {"--since", "now-3000000h"},
+		// Times whose Unix nanoseconds an int64 cannot hold, which the store compares.
+		{"--since", "1600-01-01"}, {"--until", "2300-01-01"}} {
 		if code, _, _ := efaxx(t, append([]string{"--db", db, "runs"}, bad...)...); code != 2 {
 			t.Errorf("efaxx runs %v = %d, want 2", bad, code)
 		}
