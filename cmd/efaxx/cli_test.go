@@ -112,6 +112,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"show", "x"}, 2, `efaxx: run id "x": want a positive number`, "usage: efaxx show [flags] RUN"},
 		{[]string{"show", "99"}, 3, "efaxx: run 99: not in the store", ""},
 		{[]string{"import", "nccl-tests", "main.go"}, 3, "efaxx: main.go: no result table", ""},
+		// A selector that names no job is an error that names it, as for cancel.
+		{[]string{"status", "abc"}, 3, `efaxx: status "abc": no jobs match`, ""},
+		{[]string{"status", "--no-sync", "99", "100"}, 3, `efaxx: status "99" "100": no jobs match`, ""},
+		{[]string{"status", "--watch", "abc"}, 3, `efaxx: status "abc": no jobs match`, ""},
+		{[]string{"cancel", "abc"}, 3, "efaxx: cancel: no jobs match", ""},
 	} {
 		code, stdout, stderr := efaxx(t, append([]string{"--db", db}, tt.args...)...)
 		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")

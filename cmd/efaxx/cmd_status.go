@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +28,8 @@ started or ended (as efaxx sync does), and prints one row per job and one
 per step. Without arguments it shows the most recent jobs. --watch repeats
 until every job has ended and is stored.
 
-Exit status 3 when a step's run ended failed, partial, timeout or cancelled.
+Exit status 3 when a step's run ended failed, partial, timeout or cancelled,
+or when the arguments name no job in the store.
 
 Example:
    efaxx status
@@ -76,6 +78,18 @@ func runStatus(ctx context.Context, o statusOptions) error {
 		return err
 	}
 	defer env.close()
+	if len(o.names) > 0 {
+		// A selector that names no job is a mistake to report, as cancel
+		// does, not an empty table and success. Jobs are stored when
+		// submitted, so the store alone can tell, before Slurm is asked.
+		jobs, err := env.x.DB.Jobs(ctx, f)
+		if err != nil {
+			return err
+		}
+		if len(jobs) == 0 {
+			return fmt.Errorf("status %s: %w", strings.Join(quoteAll(o.names), " "), harness.ErrNoJobs)
+		}
+	}
 	var views []harness.JobView
 	switch {
 	case o.watch:
@@ -202,4 +216,13 @@ func stepsProblem(views []harness.JobView) error {
 		}
 	}
 	return nil
+}
+
+// quoteAll quotes each name, for a message that names what was asked.
+func quoteAll(names []string) []string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return q
 }
