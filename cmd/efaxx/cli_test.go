@@ -112,6 +112,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"show", "x"}, 2, `efaxx: run id "x": want a positive number`, "usage: efaxx show [flags] RUN"},
 		{[]string{"show", "99"}, 3, "efaxx: run 99: not in the store", ""},
 		{[]string{"import", "nccl-tests", "main.go"}, 3, "efaxx: main.go: no result table", ""},
+		{[]string{"plot", "--run", "0"}, 2, `efaxx: run id "0": want a positive number`, "usage: efaxx plot [flags]"},
+		{[]string{"plot", "--run", "1", "--out", "x.jpg"}, 2, `efaxx: --out "x.jpg": want a .png or .svg file`, "usage: efaxx plot [flags]"},
+		{[]string{"plot", "--run", "1", "--out", ""}, 2, `efaxx: --out "": want a .png or .svg file`, "usage: efaxx plot [flags]"},
 		// A selector that names no job is an error that names it, as for cancel.
 		{[]string{"status", "abc"}, 3, `efaxx: status "abc": no jobs match`, ""},
 		{[]string{"status", "--no-sync", "99", "100"}, 3, `efaxx: status "99" "100": no jobs match`, ""},

@@ -80,6 +80,15 @@ func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
 	if (len(o.runs) == 0) == (o.sweep == "") {
 		return &usageError{msg: "plot needs --run IDs or --sweep NAME (one of them)", hint: "efaxx plot --sweep demo"}
 	}
+	// Bad flag values are usage errors, found before the store is read.
+	for _, id := range o.runs {
+		if id <= 0 {
+			return badRunID(fmt.Sprint(id))
+		}
+	}
+	if ext := strings.ToLower(filepath.Ext(o.out)); ext != ".png" && ext != ".svg" {
+		return &usageError{msg: fmt.Sprintf("--out %q: want a .png or .svg file", o.out), hint: "--out out/bandwidth.png"}
+	}
 	db, err := openStore(ctx, o.db)
 	if err != nil {
 		return err

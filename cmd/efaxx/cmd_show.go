@@ -70,9 +70,14 @@ Example:
 func runID(arg string) (int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, &usageError{msg: fmt.Sprintf("run id %q: want a positive number", arg), hint: "efaxx runs"}
+		return 0, badRunID(arg)
 	}
 	return id, nil
+}
+
+// badRunID is the usage error of a run id that is not a positive number.
+func badRunID(arg string) error {
+	return &usageError{msg: fmt.Sprintf("run id %q: want a positive number", arg), hint: "efaxx runs"}
 }
 
 type showRecord struct {
