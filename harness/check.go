@@ -14,7 +14,7 @@ type CheckRow struct {
 	Run    *results.Run `json:"-"`
 	RunID  int64        `json:"run,omitempty"`
 	Size   uint64       `json:"size,omitempty"`
-	Value  float64      `json:"value"`
+	Value  float64      `json:"value"` // the stat at RunID and Size; 0, and no value, when Missing
 	Pass   bool         `json:"pass"`
 
 	// Missing reports that nothing matched the expectation: a check that

@@ -127,15 +127,15 @@ func checkSweep(ctx context.Context, db *results.DB, r results.Run, file string)
 
 // checkRecord is one row of check's JSON.
 type checkRecord struct {
-	Expect string  `json:"expect"` // the name, or file:line
-	Metric string  `json:"metric"`
-	Stat   string  `json:"stat"`
-	Bound  string  `json:"bound"`
-	Run    int64   `json:"run,omitempty"`
-	Point  string  `json:"point,omitempty"`
-	Size   uint64  `json:"size,omitempty"`
-	Value  float64 `json:"value"`
-	Result string  `json:"result"` // pass, fail or no data
+	Expect string   `json:"expect"` // the name, or file:line
+	Metric string   `json:"metric"`
+	Stat   string   `json:"stat"`
+	Bound  string   `json:"bound"`
+	Run    int64    `json:"run,omitempty"`
+	Point  string   `json:"point,omitempty"`
+	Size   *uint64  `json:"size,omitempty"` // nil for no data; a pointer, as 0 bytes is a size
+	Value  *float64 `json:"value"`          // null for no data, which 0 would hide
+	Result string   `json:"result"`         // pass, fail or no data
 }
 
 // checkTable lays out the rows of a check.
@@ -153,7 +153,7 @@ func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
 			if !r.Pass {
 				rec.Result = "fail"
 			}
-			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, labels.label(*r.Run), r.Size, r.Value
+			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, labels.label(*r.Run), &r.Size, &r.Value
 			t.add(rec.Expect, fmt.Sprint(r.RunID), rec.Point, bytesize.Format(r.Size), rec.Metric, rec.Stat,
 				num(r.Value)+" "+e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
 		}

@@ -277,6 +277,15 @@ func TestCheckCommand(t *testing.T) {
 	if code, stdout, _ := efaxx(t, "--db", db, "check", "--expect", none, "synth"); code != 1 || !strings.Contains(stdout, "no run or size matched") {
 		t.Errorf("efaxx check of an expectation nothing matches = %d, want 1\n%s", code, stdout)
 	}
+	// In JSON, no data is a null value, not a 0 that reads as measured.
+	code, stdout, _ = efaxx(t, "--db", db, "check", "--expect", none, "--format", "json", "1")
+	var recs []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &recs); code != 1 || err != nil || len(recs) != 1 {
+		t.Fatalf("efaxx check --format json of an expectation nothing matches = %d, %v\n%s", code, err, stdout)
+	}
+	if v, ok := recs[0]["value"]; !ok || v != nil || recs[0]["result"] != "no data" {
+		t.Errorf("efaxx check --format json: no data as %v; want \"value\": null, \"result\": \"no data\"", recs[0])
+	}
 	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.toml"), "name = \"n\"\nbenchmark = \"write\"\n[[expect]]\nmin = \"x\"\n")
 	if code, _, stderr := efaxx(t, "--db", db, "check", "--expect", bad, "1"); code != 3 || !strings.Contains(stderr, bad+":4: expect[1].min: want number, got string") {
 		t.Errorf("efaxx check --expect bad.toml = %d, stderr %q; want 3 naming the line", code, stderr)
