@@ -19,8 +19,15 @@ import (
 // saved empty.
 var ErrNoData = errors.New("plots: no samples to draw")
 
-// Bandwidth draws network bandwidth in Gbps against message size on a log2
-// axis, one line per curve. caption goes under the axis label: which
+// curveLabels are the y-axis labels of Bandwidth, by the curves' metric.
+var curveLabels = map[string]string{
+	"gbps":  "bandwidth, Gbps (1e9 bit/s; bytes each rank sent + received)",
+	"busbw": "busbw, GB/s (1e9 B/s; nccl-tests' bus bandwidth, as it printed it)",
+}
+
+// Bandwidth draws bandwidth against message size on a log2 axis, one line
+// per curve: Gbps for a network, nccl-tests' busbw in GB/s for its
+// collectives (results.Curves). caption goes under the axis label: which
 // machine, when, which runs.
 func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error) {
 	p := plot.New()
@@ -29,7 +36,14 @@ func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error
 	if caption != "" {
 		p.X.Label.Text += "\n" + caption
 	}
-	p.Y.Label.Text = "bandwidth, Gbps (1e9 bit/s; bytes each rank sent + received)"
+	p.Y.Label.Text = curveLabels["gbps"]
+	if len(curves) > 0 && curves[0].Metric != "" {
+		l, ok := curveLabels[curves[0].Metric]
+		if !ok {
+			return nil, fmt.Errorf("curves of %s: no axis label for it", curves[0].Metric)
+		}
+		p.Y.Label.Text = l
+	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = SizeTicks{}
 	p.Y.Min = 0
@@ -43,7 +57,7 @@ func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error
 		}
 		xys := make(plotter.XYs, len(c.Points))
 		for j, pt := range c.Points {
-			xys[j] = plotter.XY{X: float64(pt.Size), Y: pt.Gbps}
+			xys[j] = plotter.XY{X: float64(pt.Size), Y: pt.Value}
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {

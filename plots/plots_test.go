@@ -56,8 +56,8 @@ func TestBandwidthRefusesEmpty(t *testing.T) {
 // TestBandwidthDeterministic draws the same data twice: same bytes.
 func TestBandwidthDeterministic(t *testing.T) {
 	curves := []results.Curve{
-		{RunID: 1, Label: "write provider=shm", Points: []results.CurvePoint{{Size: 4096, Gbps: 5}, {Size: 1 << 20, Gbps: 80}}},
-		{RunID: 2, Label: "write provider=tcp", Points: []results.CurvePoint{{Size: 4096, Gbps: 2}, {Size: 1 << 20, Gbps: 9}}},
+		{RunID: 1, Label: "write provider=shm", Points: []results.CurvePoint{{Size: 4096, Value: 5}, {Size: 1 << 20, Value: 80}}},
+		{RunID: 2, Label: "write provider=tcp", Points: []results.CurvePoint{{Size: 4096, Value: 2}, {Size: 1 << 20, Value: 9}}},
 	}
 	dir := t.TempDir()
 	var files [2][]byte

@@ -11,18 +11,24 @@ import (
 type Curve struct {
 	RunID  int64
 	Label  string       // the benchmark and the parameters that tell this run from the others plotted with it
+	Metric string       // what Points hold: "gbps", or "busbw" for nccl-tests' collectives (UnitOf)
 	Points []CurvePoint // in size order; empty for a run without samples
 }
 
 // CurvePoint is one message size of a Curve.
 type CurvePoint struct {
-	Size uint64  // message size in bytes
-	Gbps float64 // the median sample bandwidth at Size, Gbps (1e9 bit/s)
+	Size  uint64  // message size in bytes
+	Value float64 // the median sample's Metric at Size: Gbps (1e9 bit/s), or busbw in GB/s (1e9 bytes/s)
 }
 
 // Curves returns one curve per run id, in the order given, or an error
 // wrapping ErrRunNotFound. Labels name the benchmark and the parameters
 // whose values differ between the given runs, as in "write provider=shm".
+//
+// A curve is in Gbps, except for nccl-tests' collectives, whose samples
+// count size bytes per operation (algbw's bytes), not what each rank sent
+// and received: theirs is the busbw nccl-tests printed, in GB/s. Runs of
+// both kinds together are an error: one axis has one unit.
 func (db *DB) Curves(ctx context.Context, runIDs []int64) ([]Curve, error) {
 	runs := make([]*Run, len(runIDs))
 	for i, id := range runIDs {
@@ -31,6 +37,10 @@ func (db *DB) Curves(ctx context.Context, runIDs []int64) ([]Curve, error) {
 			return nil, err
 		}
 		runs[i] = r
+		if curveMetric(r) != curveMetric(runs[0]) {
+			return nil, fmt.Errorf("runs %d (%s) and %d (%s): one plot has one unit; plot them apart",
+				runs[0].ID, curveMetric(runs[0]), r.ID, curveMetric(r))
+		}
 	}
 	labels := curveLabels(runs)
 	curves := make([]Curve, len(runs))
@@ -39,12 +49,26 @@ func (db *DB) Curves(ctx context.Context, runIDs []int64) ([]Curve, error) {
 		if err != nil {
 			return nil, err
 		}
-		curves[i] = Curve{RunID: r.ID, Label: labels[i], Points: make([]CurvePoint, len(stats))}
+		m := curveMetric(r)
+		curves[i] = Curve{RunID: r.ID, Label: labels[i], Metric: m, Points: make([]CurvePoint, len(stats))}
 		for j, s := range stats {
-			curves[i].Points[j] = CurvePoint{Size: s.Size, Gbps: s.BwMedianGbps}
+			v := s.BwMedianGbps
+			if m != "gbps" {
+				v = s.Median // SizeStats' own metric is UnitOf's
+			}
+			curves[i].Points[j] = CurvePoint{Size: s.Size, Value: v}
 		}
 	}
 	return curves, nil
+}
+
+// curveMetric is the metric of r's curve: nccl-tests' busbw for its
+// collectives, Gbps for the rest.
+func curveMetric(r *Run) string {
+	if m := UnitOf(r.Benchmark).Metric; m == "busbw" {
+		return m
+	}
+	return "gbps"
 }
 
 // curveLabels labels each run by its benchmark and the parameters that

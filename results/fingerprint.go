@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -113,4 +115,29 @@ func Ranges(ids []int64) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
+}
+
+// ToolFingerprint returns, key by key, what the file of an imported run
+// said of the tool that measured it (efaxx import nccl-tests: tool,
+// version, nccl_version, busbw_over_algbw, ...), or nil for a run that
+// efaxx's runner measured, whose stored fingerprint is its rank 0's. The
+// error wraps ErrRunNotFound for a run not stored.
+func (db *DB) ToolFingerprint(ctx context.Context, id int64) (map[string]json.RawMessage, error) {
+	var text string
+	err := db.db.QueryRowContext(ctx, `SELECT fingerprint FROM runs WHERE id = ?`, id).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run %d: %w", id, ErrRunNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("fingerprint of run %d: %w", id, err)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &fields) != nil {
+		return nil, nil
+	}
+	_, tool := fields["tool"]
+	_, rank := fields["type"] // a rank's record: efaxx-runner wrote it
+	if !tool || rank {
+		return nil, nil
+	}
+	return fields, nil
 }

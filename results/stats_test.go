@@ -91,8 +91,8 @@ func TestCurves(t *testing.T) {
 	pingpong := write("002-c", "uid-3", "sendrecv", "shm")
 	again := write("003-d", "uid-4", "sendrecv", "shm")
 
-	writeShm := []results.CurvePoint{{Size: 1024, Gbps: 0.6144}, {Size: 4096, Gbps: 2.4576}}
-	sendrecv := []results.CurvePoint{{Size: 1024, Gbps: 1.2288}, {Size: 4096, Gbps: 4.9152}}
+	writeShm := []results.CurvePoint{{Size: 1024, Value: 0.6144}, {Size: 4096, Value: 2.4576}}
+	sendrecv := []results.CurvePoint{{Size: 1024, Value: 1.2288}, {Size: 4096, Value: 4.9152}}
 	tests := []struct {
 		name string
 		ids  []int64
@@ -143,7 +143,7 @@ func nearCurves(got, want []results.Curve) bool {
 			return false
 		}
 		for j, p := range g.Points {
-			if p.Size != w.Points[j].Size || !near(p.Gbps, w.Points[j].Gbps) {
+			if p.Size != w.Points[j].Size || !near(p.Value, w.Points[j].Value) {
 				return false
 			}
 		}
@@ -178,7 +178,7 @@ func TestSizeStats_NoSamples(t *testing.T) {
 		t.Errorf("SizeStats of a run without samples = %v, %v; want none, nil", got, err)
 	}
 	curves, err := db.Curves(t.Context(), []int64{id})
-	if err != nil || !reflect.DeepEqual(curves, []results.Curve{{RunID: id, Label: "sendrecv", Points: []results.CurvePoint{}}}) {
+	if err != nil || !reflect.DeepEqual(curves, []results.Curve{{RunID: id, Label: "sendrecv", Metric: "gbps", Points: []results.CurvePoint{}}}) {
 		t.Errorf("Curves of a run without samples = %+v, %v; want one empty curve", curves, err)
 	}
 }

@@ -1,6 +1,10 @@
 package results
 
-import "efaxx/benchmarks"
+import (
+	"strings"
+
+	"efaxx/benchmarks"
+)
 
 // A Unit is how a benchmark's numbers are read: the metric that is its
 // headline, and the variant of the same run that each of its samples is
@@ -19,7 +23,10 @@ var toolUnits = map[string]Unit{
 }
 
 // UnitOf returns the unit of a benchmark's numbers: the benchmark table's
-// for efaxx's own, Gbps with no reference for other tools unless said.
+// for efaxx's own, nccl-tests' busbw (GB/s, as it printed it) for its
+// collectives, Gbps with no reference for other tools unless said. An
+// nccl-tests sample counts size bytes per operation, what algbw counts,
+// so its Gbps (8 x algbw) is not what any rank sent and received.
 func UnitOf(benchmark string) Unit {
 	if b, err := benchmarks.Lookup(benchmark); err == nil {
 		u := Unit{Metric: b.Metric, Reference: b.Reference}
@@ -30,6 +37,9 @@ func UnitOf(benchmark string) Unit {
 	}
 	if u, ok := toolUnits[benchmark]; ok {
 		return u
+	}
+	if strings.HasPrefix(benchmark, "nccl:") {
+		return Unit{Metric: "busbw"}
 	}
 	return Unit{Metric: "gbps"}
 }

@@ -26,8 +26,9 @@ does: a PNG at the spec's out path (or --out) and an SVG beside it.
 
 With --run or --sweep, draws one line per run: the median bandwidth across
 ranks (Gbps, counting the bytes each rank sent and received) against message
-size on a log2 axis. Choose runs by id, or take every run of a sweep's
-latest session.
+size on a log2 axis; for nccl-tests' collectives, the busbw it printed, in
+GB/s (they are not drawn with other runs). Choose runs by id, or take every
+run of a sweep's latest session.
 
 Example:
    efaxx plot --data plots/data plots/figures/ipc.toml

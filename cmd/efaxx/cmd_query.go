@@ -47,7 +47,7 @@ Example:
 
 ` + exitStatus(""),
 		Flags: append(filterFlags(),
-			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate (with --benchmark, that benchmark's own: mops for queue, dir_gbs for ipc)"},
+			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate (with --benchmark, that benchmark's own: mops for queue, dir_gbs for ipc, busbw for nccl:*)"},
 			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary)"},
 			&cli.BoolFlag{Name: "raw", Usage: "export every sample, not aggregates (--format csv, json or ndjson)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output as table, csv or json; with --raw also ndjson"},

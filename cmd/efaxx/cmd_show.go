@@ -22,12 +22,15 @@ func newShowCommand() *cli.Command {
 		Description: `Prints a run's status, parameters and fingerprint, then one row per message
 size and variant: the p50 latency (one-way) and the benchmark's own metric
 across the run's ranks (Gbps for the network benchmarks, GB/s for ipc,
-million commands per second for the queue), and where the run measured a
+million commands per second for the queue, the busbw nccl-tests printed,
+in GB/s, for its collectives), and where the run measured a
 floor or reference beside it (queue: floor, ipc: memcpy, proxy: cpu, a
 network benchmark on GPU memory: cudaMemcpy), each variant over it.
 The fingerprint is what the ranks said of where they ran (host, provider,
 libfabric, MPI, efaxx's version and commit, ...): each field's value, or
-where the ranks differ, each value with the ranks that have it.
+where the ranks differ, each value with the ranks that have it. An
+imported run (efaxx import nccl-tests) shows instead what its file says
+of the tool (its version, NCCL's, busbw over algbw, ...) and of the ranks.
 
 With --ranks, shows instead how the ranks spread for --metric: per size the
 median, the worst and best sample and the slowest rank, then the slowest
@@ -81,10 +84,11 @@ func badRunID(arg string) error {
 }
 
 type showRecord struct {
-	Run         *results.Run         `json:"run"`
-	Fingerprint *results.Fingerprint `json:"fingerprint"`
-	Sizes       []results.SizeStat   `json:"sizes"`
-	AllToAll    []allToAllRecord     `json:"all2all,omitempty"`
+	Run         *results.Run               `json:"run"`
+	Fingerprint *results.Fingerprint       `json:"fingerprint"`
+	Tool        map[string]json.RawMessage `json:"tool,omitempty"` // an imported run's tool, as its file said
+	Sizes       []results.SizeStat         `json:"sizes"`
+	AllToAll    []allToAllRecord           `json:"all2all,omitempty"`
 }
 
 // allToAllRecord is an ipc-all2all run's aggregate against the sum of its
@@ -111,6 +115,10 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if err != nil {
 		return err
 	}
+	tool, err := db.ToolFingerprint(ctx, id)
+	if err != nil {
+		return err
+	}
 	stats, err := db.SizeStats(ctx, id)
 	if err != nil {
 		return err
@@ -126,7 +134,7 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if err != nil {
 		return err
 	}
-	rec := showRecord{Run: r, Fingerprint: fp, Sizes: stats}
+	rec := showRecord{Run: r, Fingerprint: fp, Tool: tool, Sizes: stats}
 	for _, s := range a2a {
 		rec.AllToAll = append(rec.AllToAll, allToAllRecord{s, s.Ratio()})
 	}
@@ -137,6 +145,10 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if format == "table" {
 		if err := printRunHeader(ctx, w, db, r); err != nil {
 			return err
+		}
+		if tool != nil {
+			printTool(w, tool)
+			fp = importedRanks(fp)
 		}
 		printFingerprint(w, fp)
 	}
@@ -204,6 +216,48 @@ func printFingerprint(w io.Writer, fp *results.Fingerprint) {
 		fmt.Fprintf(w, "    %-16s %s\n", f.Key, printable(strings.Join(parts, "; ")))
 	}
 	fmt.Fprintln(w)
+}
+
+// printTool prints what an imported run's file said of the tool that
+// measured it: its version is the tool's, not efaxx's, which never ran.
+func printTool(w io.Writer, tool map[string]json.RawMessage) {
+	fmt.Fprintln(w, "  imported; the tool that measured it, as its file says:")
+	keys := make([]string, 0, len(tool))
+	for k := range tool {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var list []json.RawMessage
+		text := strings.Trim(string(tool[k]), `"`)
+		if json.Unmarshal(tool[k], &list) == nil && len(list) > 1 {
+			text = fmt.Sprintf("%d of them (show --format json lists them)", len(list))
+		}
+		fmt.Fprintf(w, "    %-22s %s\n", k, printable(text))
+	}
+}
+
+// importedRanks keeps, of an imported run's rank fingerprints, the fields
+// the file gave a value. An importer fills only a few fields of a rank's
+// record; the rest are zeros that no one measured, and runs imported
+// before nccltests.Result.Ranks left it empty hold the tool's version in
+// efaxx_version.
+func importedRanks(fp *results.Fingerprint) *results.Fingerprint {
+	out := *fp
+	out.Fields = nil
+	for _, f := range fp.Fields {
+		if f.Key == "efaxx_version" || f.Key == "efaxx_commit" {
+			continue
+		}
+		if len(f.Values) == 1 {
+			switch string(f.Values[0].Value) {
+			case `""`, "0", "false", "null", "[]", "{}":
+				continue
+			}
+		}
+		out.Fields = append(out.Fields, f)
+	}
+	return &out
 }
 
 // plural returns one or many, as n asks.

@@ -50,7 +50,7 @@ func (t *sizeTable) header(lead ...string) []string {
 		ref = "VS " + strings.ToUpper(t.unit.Reference)
 		h = append(h, "LAT "+ref)
 	}
-	u := t.metric.Unit
+	u := unitHeader(t.metric)
 	h = append(h, u+" MIN", u+" MEDIAN", u+" MAX")
 	if ref != "" {
 		h = append(h, u+" "+ref)
@@ -105,4 +105,15 @@ func refRatio(ok bool, a, b float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", a/b)
+}
+
+// unitHeader is a metric's name in a column heading: its unit, and for
+// nccl-tests' algbw and busbw, which are both GB/s but count different
+// bytes, its name too ("BUSBW GB/s").
+func unitHeader(m results.Metric) string {
+	switch m.Name {
+	case "algbw", "busbw":
+		return strings.ToUpper(m.Name) + " " + m.Unit
+	}
+	return m.Unit
 }

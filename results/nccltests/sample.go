@@ -116,12 +116,14 @@ func Values(row Row, m *Measure, variant string) []record.ToolValue {
 // nsOf converts us to ns, rounded, at least 1.
 func nsOf(us float64) uint64 { return uint64(math.Max(1, math.Round(us*1e3))) }
 
-// Ranks returns one fingerprint per device line.
+// Ranks returns one fingerprint per device line. Its efaxx_version stays
+// empty: efaxx did not run the test, and nccl-tests' version is the run's
+// (Fingerprint).
 func (r *Result) Ranks(benchmark string) []record.Rank {
 	out := make([]record.Rank, len(r.Devices))
 	for i, d := range r.Devices {
 		out[i] = record.Rank{Type: record.TypeRank, Rank: d.Rank, World: len(r.Devices), LocalRank: d.Device,
-			Host: d.Host, PID: d.Pid, Benchmark: benchmark, Version: r.Version}
+			Host: d.Host, PID: d.Pid, Benchmark: benchmark}
 	}
 	return out
 }
