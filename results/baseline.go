@@ -11,11 +11,16 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 )
 
 // ErrBaselineNotFound is returned, wrapped with the name, for a baseline
 // that is not imported.
 var ErrBaselineNotFound = errors.New("results: baseline not imported")
+
+// ErrNoSeries is returned, wrapped with what the baseline has, when the
+// benchmark a compare selects has no series in the baseline.
+var ErrNoSeries = errors.New("results: no such series in the baseline")
 
 // Baseline is a set of published numbers with their provenance, as a
 // baseline file (results/baselines/*.toml) holds them.
@@ -238,9 +243,12 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 	cmp := Compare{Threshold: c.Threshold, Alpha: c.Alpha, MinRuns: c.MinRuns, Bootstrap: c.Bootstrap}.defaults()
 	out := &BaselineComparison{Name: c.Baseline, Description: desc, Threshold: cmp.Threshold, Alpha: cmp.Alpha,
 		MinRuns: cmp.MinRuns, Bootstrap: cmp.Bootstrap, Series: []BaselineSeries{}, Rows: []BaselineRow{}, Skipped: []string{}}
+	if err := c.checkSeries(series); err != nil {
+		return nil, err
+	}
 	for i := range series {
 		s := &series[i]
-		if c.Variants != nil && !slices.Contains(c.Variants, s.Variant) {
+		if !c.wants(s) {
 			continue
 		}
 		rows, why, err := db.compareSeries(ctx, c.Runs, s, cmp, uint64(i))
@@ -262,7 +270,30 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 	return out, nil
 }
 
+// wants reports whether c compares series s: one of its benchmark and
+// variants, when it names them.
+func (c BaselineCompare) wants(s *BaselineSeries) bool {
+	return (c.Runs.Benchmark == "" || s.Benchmark == c.Runs.Benchmark) &&
+		(c.Variants == nil || slices.Contains(c.Variants, s.Variant))
+}
+
+// checkSeries says, naming what the baseline has, when c's benchmark has
+// no series in it: nothing could ever be compared.
+func (c BaselineCompare) checkSeries(series []BaselineSeries) error {
+	var benchmarks []string
+	for _, s := range series {
+		benchmarks = append(benchmarks, s.Benchmark)
+	}
+	if c.Runs.Benchmark != "" && !slices.Contains(benchmarks, c.Runs.Benchmark) {
+		slices.Sort(benchmarks)
+		return fmt.Errorf("baseline %q has no series of benchmark %q (it has %s): %w",
+			c.Baseline, c.Runs.Benchmark, strings.Join(slices.Compact(benchmarks), ", "), ErrNoSeries)
+	}
+	return nil
+}
+
 // compareSeries compares the runs of f with series s, or says why not.
+// f selects no other benchmark than s's (wants saw to it).
 func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries, cmp Compare, stream uint64) ([]BaselineRow, string, error) {
 	m, err := LookupMetric(s.Metric)
 	if err != nil {

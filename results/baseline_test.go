@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"efaxx/results"
@@ -82,5 +83,34 @@ func TestImportBaselines_AllOrNothing(t *testing.T) {
 	}
 	if _, err := db.Baseline(t.Context(), good.Name); !errors.Is(err, results.ErrBaselineNotFound) {
 		t.Errorf("Baseline(%q) after a failed import = %v, want ErrBaselineNotFound", good.Name, err)
+	}
+}
+
+// TestCompareBaselineBenchmark: runs selected by benchmark are put beside
+// that benchmark's series alone, and a benchmark the baseline has no
+// series of is ErrNoSeries.
+func TestCompareBaselineBenchmark(t *testing.T) {
+	db := MustOpenDB(t)
+	if _, err := db.ImportBaseline(t.Context(), testBaseline("v1")); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range []string{"write", "sendrecv"} {
+		ingestSynth(t, db, &synth.Run{UID: b, Benchmark: b, Ranks: 2, Sizes: []uint64{4096}, Seed: uint64(i + 1)})
+	}
+	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{Benchmark: "sendrecv"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range c.Rows {
+		got = append(got, r.Series.Benchmark+" "+r.Variant)
+	}
+	if len(got) != 1 || got[0] != "sendrecv Device" || len(c.Skipped) != 0 {
+		t.Errorf("sendrecv runs beside the baseline: rows %q, skipped %q; want sendrecv Device's one row alone", got, c.Skipped)
+	}
+	_, err = db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{Benchmark: "all2all"}})
+	if want := `baseline "paper" has no series of benchmark "all2all" (it has sendrecv, write)`; !errors.Is(err, results.ErrNoSeries) ||
+		!strings.HasPrefix(err.Error(), want) {
+		t.Errorf("CompareBaseline of all2all runs = %v, want ErrNoSeries: %s", err, want)
 	}
 }

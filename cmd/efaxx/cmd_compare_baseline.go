@@ -26,9 +26,12 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 		return err
 	}
 	res, err := db.CompareBaseline(ctx, c)
-	if errors.Is(err, results.ErrBaselineNotFound) {
+	switch {
+	case errors.Is(err, results.ErrBaselineNotFound):
 		return &usageError{msg: err.Error(), hint: "efaxx import baseline " + c.Baseline}
-	} else if err != nil {
+	case errors.Is(err, results.ErrNoSeries):
+		return &usageError{msg: err.Error()}
+	case err != nil:
 		return err
 	}
 	if len(res.Rows) == 0 {

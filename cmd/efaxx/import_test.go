@@ -36,6 +36,17 @@ func TestImportBaselineAndCompare(t *testing.T) {
 			t.Errorf("efaxx compare --baseline output lacks %q:\n%s", want, stdout)
 		}
 	}
+	// The runs are writes: a compare of sendrecv's alone has no row.
+	for _, args := range [][]string{{"--benchmark", "sendrecv", "sweep:synth"}, {"--b", "sweep:synth", "--b", "benchmark:sendrecv"}} {
+		code, stdout, _ := efaxx(t, append([]string{"--db", db, "compare", "--baseline", "libefaxx-p5"}, args...)...)
+		if code != 3 || strings.Contains(stdout, "write") {
+			t.Errorf("efaxx compare --baseline libefaxx-p5 %v = %d, want 3 and no write row:\n%s", args, code, stdout)
+		}
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--benchmark", "send", "1"); code != 2 ||
+		!strings.Contains(stderr, `baseline "libefaxx-p5" has no series of benchmark "send" (it has all2all, proxy, queue, sendrecv, write)`) {
+		t.Errorf("efaxx compare --baseline libefaxx-p5 --benchmark send = %d, %q; want 2 naming the baseline's benchmarks", code, stderr)
+	}
 	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "nope", "1"); code != 2 || !strings.Contains(stderr, "efaxx import baseline nope") {
 		t.Errorf("efaxx compare --baseline nope = %d, %q; want 2 with a hint", code, stderr)
 	}
