@@ -230,7 +230,19 @@ type BaselineComparison struct {
 	Series      []BaselineSeries `json:"series"` // the series compared
 	Rows        []BaselineRow    `json:"rows"`
 	Skipped     []string         `json:"skipped"`        // series not compared, and why
+	Differ      []SeriesDiff     `json:"differ"`         // series not compared because no selected run has their setup
+	NotCompared []int64          `json:"not_compared"`   // selected runs whose setup no compared series has
 	Note        string           `json:"note,omitempty"` // when tested rows had too few runs to be significant alone
+}
+
+// SeriesDiff is a series left out because no selected run of its
+// benchmark has every one of its params: the params the runs differ in,
+// A the series' value and B the runs' values.
+type SeriesDiff struct {
+	Benchmark string      `json:"benchmark"`
+	Variant   string      `json:"variant"`
+	Metric    string      `json:"metric"`
+	Params    []ParamDiff `json:"params"`
 }
 
 // CompareBaseline runs c. Every series is compared in its own metric, so
@@ -242,7 +254,8 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 	}
 	cmp := Compare{Threshold: c.Threshold, Alpha: c.Alpha, MinRuns: c.MinRuns, Bootstrap: c.Bootstrap}.defaults()
 	out := &BaselineComparison{Name: c.Baseline, Description: desc, Threshold: cmp.Threshold, Alpha: cmp.Alpha,
-		MinRuns: cmp.MinRuns, Bootstrap: cmp.Bootstrap, Series: []BaselineSeries{}, Rows: []BaselineRow{}, Skipped: []string{}}
+		MinRuns: cmp.MinRuns, Bootstrap: cmp.Bootstrap, Series: []BaselineSeries{}, Rows: []BaselineRow{}, Skipped: []string{},
+		Differ: []SeriesDiff{}, NotCompared: []int64{}}
 	if err := c.checkSeries(series); err != nil {
 		return nil, err
 	}
@@ -251,9 +264,12 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 		if !c.wants(s) {
 			continue
 		}
-		rows, why, err := db.compareSeries(ctx, c.Runs, s, cmp, uint64(i))
+		rows, why, diffs, err := db.compareSeries(ctx, c.Runs, s, cmp, uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("compare with baseline %q: %w", c.Baseline, err)
+		}
+		if diffs != nil {
+			out.Differ = append(out.Differ, SeriesDiff{Benchmark: s.Benchmark, Variant: s.Variant, Metric: s.Metric, Params: diffs})
 		}
 		if why != "" {
 			out.Skipped = append(out.Skipped, fmt.Sprintf("%s %s %s: %s", s.Benchmark, s.Variant, s.Metric, why))
@@ -261,6 +277,9 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 		}
 		out.Series = append(out.Series, *s)
 		out.Rows = append(out.Rows, rows...)
+	}
+	if out.NotCompared, err = db.notCompared(ctx, c.Runs, out.Series); err != nil {
+		return nil, fmt.Errorf("compare with baseline %q: %w", c.Baseline, err)
 	}
 	js := make([]*Judgement, len(out.Rows))
 	for i := range out.Rows {
@@ -292,24 +311,29 @@ func (c BaselineCompare) checkSeries(series []BaselineSeries) error {
 	return nil
 }
 
-// compareSeries compares the runs of f with series s, or says why not.
-// f selects no other benchmark than s's (wants saw to it).
-func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries, cmp Compare, stream uint64) ([]BaselineRow, string, error) {
+// compareSeries compares the runs of f that have the params of series s
+// with it, or says why not; where runs of its benchmark are selected but
+// none has its setup, diffs says how they differ. f selects no other
+// benchmark than s's (wants saw to it).
+func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries, cmp Compare, stream uint64) (
+	rows []BaselineRow, why string, diffs []ParamDiff, err error) {
 	m, err := LookupMetric(s.Metric)
 	if err != nil {
-		return nil, "efaxx does not derive this metric", nil
+		return nil, "efaxx does not derive this metric", nil, nil
 	}
 	f.Benchmark = s.Benchmark
+	if diffs, err = db.setupDiffs(ctx, f, s); err != nil || diffs != nil {
+		return nil, "no selected run has its setup: " + diffText(diffs), diffs, err
+	}
 	f.Params = append(slices.Clone(f.Params), s.paramFilters()...)
 	if s.SampleVariant != "" {
 		f.SampleVariant = &s.SampleVariant
 	}
 	sides, err := db.loadSide(ctx, f, m, []string{})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	cmp.Metric = m
-	var rows []BaselineRow
 	for _, size := range slices.Sorted(maps.Keys(s.Values)) {
 		runs, ok := sides[groupKey{benchmark: s.Benchmark, size: size}]
 		if !ok {
@@ -318,9 +342,85 @@ func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries,
 		rows = append(rows, cmp.baselineRow(s, size, runs, stream<<32|size&0xffffffff))
 	}
 	if len(rows) == 0 {
-		return nil, "no selected run of this benchmark at any of its sizes", nil
+		return nil, "no selected run of this benchmark at any of its sizes", nil, nil
 	}
-	return rows, "", nil
+	return rows, "", nil, nil
+}
+
+// setupDiffs returns, when f selects runs but none with every param of
+// s, the params in which they differ from s, each with the values the
+// runs have (nil for a run without the param); nil otherwise.
+func (db *DB) setupDiffs(ctx context.Context, f RunFilter, s *BaselineSeries) ([]ParamDiff, error) {
+	if len(s.Params) == 0 {
+		return nil, nil
+	}
+	f.Limit = 0
+	runs, err := db.Runs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 || slices.ContainsFunc(runs, s.fits) {
+		return nil, nil
+	}
+	var diffs []ParamDiff
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		values := map[string]any{}
+		for _, r := range runs {
+			values[ParamText(r.Params[k])] = r.Params[k]
+		}
+		if _, ok := values[ParamText(s.Params[k])]; ok && len(values) == 1 {
+			continue // every run has it
+		}
+		d := ParamDiff{Key: k, A: []any{s.Params[k]}, B: []any{}}
+		for _, t := range slices.Sorted(maps.Keys(values)) {
+			d.B = append(d.B, values[t])
+		}
+		diffs = append(diffs, d)
+	}
+	return diffs, nil
+}
+
+// fits reports whether run r is of the benchmark and setup of s: it has
+// every one of s's params.
+func (s *BaselineSeries) fits(r Run) bool {
+	for k, v := range s.Params {
+		if got, ok := r.Params[k]; !ok || ParamText(got) != ParamText(v) {
+			return false
+		}
+	}
+	return r.Benchmark == s.Benchmark
+}
+
+// notCompared returns the ids of the runs f selects that none of the
+// series fits, so that a run left out is named, not dropped in silence.
+func (db *DB) notCompared(ctx context.Context, f RunFilter, series []BaselineSeries) ([]int64, error) {
+	f.Limit = 0
+	runs, err := db.Runs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	ids := []int64{}
+	for _, r := range runs {
+		if !slices.ContainsFunc(series, func(s BaselineSeries) bool { return s.fits(r) }) {
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// diffText writes diffs as "memory device (runs: host), ranks 4 (runs:
+// 2)"; a run without the param has "null".
+func diffText(diffs []ParamDiff) string {
+	parts := make([]string, len(diffs))
+	for i, d := range diffs {
+		runs := make([]string, len(d.B))
+		for j, v := range d.B {
+			runs[j] = ParamText(v)
+		}
+		parts[i] = fmt.Sprintf("%s %s (runs: %s)", d.Key, ParamText(d.A[0]), strings.Join(runs, ", "))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // baselineRow tests the runs of one size against the series' published

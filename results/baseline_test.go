@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +114,40 @@ func TestCompareBaselineBenchmark(t *testing.T) {
 	if want := `baseline "paper" has no series of benchmark "all2all" (it has sendrecv, write)`; !errors.Is(err, results.ErrNoSeries) ||
 		!strings.HasPrefix(err.Error(), want) {
 		t.Errorf("CompareBaseline of all2all runs = %v, want ErrNoSeries: %s", err, want)
+	}
+}
+
+// TestCompareBaselineSetup: a series is compared only with the runs of its
+// params; where runs of its benchmark are selected but none has them, it
+// is left out, and the comparison says how the runs differ. A run that
+// fits no compared series is named.
+func TestCompareBaselineSetup(t *testing.T) {
+	db := MustOpenDB(t)
+	b := testBaseline("v1")
+	b.Series[0].Params = map[string]any{"provider": "efa", "ranks": int64(2)}
+	if _, err := db.ImportBaseline(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for i, p := range []string{"shm", "tcp", "efa"} {
+		ids = append(ids, ingestSynth(t, db, &synth.Run{UID: p, Ranks: 2, Sizes: []uint64{4096}, Seed: uint64(i + 1),
+			Params: map[string]any{"provider": p, "ranks": 2}}))
+	}
+	single := []string{"Single"}
+	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Variants: single,
+		Runs: results.RunFilter{IDs: ids[:2]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.SeriesDiff{{Benchmark: "write", Variant: "Single", Metric: "libefaxx_gbps",
+		Params: []results.ParamDiff{{Key: "provider", A: []any{"efa"}, B: []any{"shm", "tcp"}}}}}
+	if len(c.Rows) != 0 || !reflect.DeepEqual(c.Differ, want) ||
+		!slices.Equal(c.Skipped, []string{"write Single libefaxx_gbps: no selected run has its setup: provider efa (runs: shm, tcp)"}) {
+		t.Errorf("shm and tcp runs beside an efa series: %d rows, differ %+v, skipped %q; want none, the provider named",
+			len(c.Rows), c.Differ, c.Skipped)
+	}
+	c, err = db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Variants: single})
+	if err != nil || len(c.Rows) != 1 || c.Rows[0].Runs.Runs != 1 || len(c.Differ) != 0 || !slices.Equal(c.NotCompared, ids[:2]) {
+		t.Errorf("all three runs: %+v, %v; want the efa run's one row, the others named not compared", c, err)
 	}
 }

@@ -52,8 +52,11 @@ this project's own runs.
 
 With --baseline NAME, compares the runs of one selector with a baseline of
 published numbers (efaxx import baseline), each series in its own metric and
-denominator, which the output states; the test is Wilcoxon's signed-rank
-over the runs' values against the published one, taken as exact.
+denominator, which the output states, and only with the runs that have the
+series' setup (its params: provider, memory, strategy, ranks, ...): a series
+no selected run fits is not compared, and the output says what differs. The
+test is Wilcoxon's signed-rank over the runs' values against the published
+one, taken as exact.
 
 Example:
    efaxx compare 12,13,14,15 16,17,18,19

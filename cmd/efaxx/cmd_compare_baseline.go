@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 
 	"efaxx/bytesize"
 	"efaxx/harness"
@@ -35,7 +37,8 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 		return err
 	}
 	if len(res.Rows) == 0 {
-		return fmt.Errorf("compare %s with baseline %s: nothing in common: %q", label, c.Baseline, res.Skipped)
+		return fmt.Errorf("compare %s with baseline %s: no series to compare:\n  %s", label, c.Baseline,
+			strings.Join(res.Skipped, "\n  "))
 	}
 	if format == "table" {
 		printBaselineHead(w, res, label)
@@ -54,6 +57,9 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 	}
 	if format == "table" {
 		fmt.Fprintf(w, "\n%d rows: %s; not compared: %d series\n", len(res.Rows), verdictCounts(count), len(res.Skipped))
+		if len(res.NotCompared) > 0 {
+			fmt.Fprintf(w, "runs not compared: %s: no compared series has their benchmark and setup\n", results.Ranges(res.NotCompared))
+		}
 		if i := slices.IndexFunc(res.Rows, func(r results.BaselineRow) bool { return r.Verdict == results.VerdictInconclusive }); i >= 0 {
 			fmt.Fprintf(w, "inconclusive: too few runs to judge %d rows (%s): neither a pass nor a fail; measure more runs\n",
 				count(results.VerdictInconclusive), res.Rows[i].Note)
@@ -71,8 +77,10 @@ func printBaselineHead(w io.Writer, c *results.BaselineComparison, label string)
 	fmt.Fprintf(w, "runs %s beside baseline %s: %s\n", label, c.Name, c.Description)
 	fmt.Fprintf(w, "each series in its own metric, so the runs are shown in the baseline's unit and denominator:\n")
 	for _, s := range c.Series {
-		fmt.Fprintf(w, "  %s %s (%s): %s\n    from %s at %s\n", s.Benchmark, s.Variant, s.Metric, s.Denominator, s.File, s.Commit)
+		fmt.Fprintf(w, "  %s %s (%s): %s\n    from %s at %s\n    %s\n", s.Benchmark, s.Variant, s.Metric, s.Denominator,
+			s.File, s.Commit, seriesRuns(s))
 	}
+	printSeriesDiffs(w, c)
 	fmt.Fprintf(w, "test: Wilcoxon signed-rank of the runs' values (each the median of its samples) against the published\n")
 	fmt.Fprintf(w, "      value, taken as exact; p adjusted across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict\n",
 		len(c.Rows), c.Alpha)
@@ -89,4 +97,36 @@ func baselineTable(c *results.BaselineComparison) *table {
 			num(r.Runs.Median), fmt.Sprintf("%.3f", r.Ratio), intervalCell(r.Judgement), pCell(r.Judgement), verdictCell(r.Verdict))
 	}
 	return t
+}
+
+// printSeriesDiffs says how the runs of a benchmark differ from its
+// series, where none of them was compared; where one was, its setup
+// says which runs it took.
+func printSeriesDiffs(w io.Writer, c *results.BaselineComparison) {
+	for _, d := range c.Differ {
+		if slices.ContainsFunc(c.Series, func(s results.BaselineSeries) bool { return s.Benchmark == d.Benchmark }) {
+			continue
+		}
+		parts := make([]string, len(d.Params))
+		for i, p := range d.Params {
+			parts[i] = fmt.Sprintf("%s: series %s, runs %s", p.Key, printable(valueList(p.A)), printable(valueList(p.B)))
+		}
+		fmt.Fprintf(w, "differs, not compared: %s %s (%s): %s\n", d.Benchmark, d.Variant, d.Metric, strings.Join(parts, "; "))
+	}
+}
+
+// seriesRuns says which of the selected runs a series is compared with.
+func seriesRuns(s results.BaselineSeries) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		parts = append(parts, k+"="+results.ParamText(s.Params[k]))
+	}
+	text := "with the selected runs of " + s.Benchmark
+	if len(parts) > 0 {
+		text = "with the selected runs that have " + strings.Join(parts, ", ")
+	}
+	if s.SampleVariant != "" {
+		text += ", their " + s.SampleVariant + " samples"
+	}
+	return printable(text)
 }

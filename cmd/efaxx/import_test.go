@@ -14,8 +14,15 @@ func TestImportBaselineAndCompare(t *testing.T) {
 	var runs []*synth.Run
 	for i := range 6 {
 		runs = append(runs, &synth.Run{UID: fmt.Sprint("w", i), Ranks: 4, Sizes: []uint64{1 << 20, 64 << 20}, Noise: 0.01,
-			Seed: uint64(i + 1)})
+			Seed: uint64(i + 1), Params: map[string]any{"provider": "efa", "memory": "device", "strategy": "single", "ranks": 4, "nodes": 4}})
 	}
+	// Half as fast, on loopback tcp from host memory: not SingleDMA's setup.
+	for i := range 6 {
+		runs = append(runs, &synth.Run{UID: fmt.Sprint("tcp", i), Ranks: 4, Sizes: []uint64{1 << 20, 64 << 20}, Noise: 0.01,
+			Seed: uint64(i + 1), Offset: 2, Params: map[string]any{"provider": "tcp", "memory": "host", "strategy": "single", "ranks": 4, "nodes": 1}})
+	}
+	runs = append(runs, &synth.Run{UID: "sendrecv", Benchmark: "sendrecv", Ranks: 2, Sizes: []uint64{1 << 20},
+		Params: map[string]any{"provider": "tcp", "memory": "host", "strategy": "single"}})
 	db := writeSynth(t, runs...)
 	code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5")
 	if code != 0 || !strings.Contains(stdout, "baseline libefaxx-p5: stored, 31 series") {
@@ -31,12 +38,29 @@ func TestImportBaselineAndCompare(t *testing.T) {
 		t.Fatalf("efaxx compare --baseline = %d\n%s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"one buffer of size bytes written per iteration", "experiments/write/README.md at a86dbc4e",
-		"SingleDMA  libefaxx_gbps   1MiB", "64.230", "96.590", "better"} {
+		"with the selected runs that have memory=device, nodes=4, provider=efa, ranks=4, strategy=single",
+		"SingleDMA  libefaxx_gbps   1MiB    64.230     6", "96.590", "better"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("efaxx compare --baseline output lacks %q:\n%s", want, stdout)
 		}
 	}
-	// The runs are writes: a compare of sendrecv's alone has no row.
+	// The tcp runs alone: no series has their setup, so nothing is judged.
+	code, stdout, stderr = efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--param", "provider=tcp", "sweep:synth")
+	if want := "write SingleDMA libefaxx_gbps: no selected run has its setup: memory device (runs: host), nodes 4 (runs: 1), provider efa (runs: tcp)"; code != 3 ||
+		stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("efaxx compare --baseline of tcp runs = %d, want 3 and %q:\n%s%s", code, want, stdout, stderr)
+	}
+	// All: the device runs are compared, the others named; sendrecv's
+	// Device, which no run fits, says how they differ.
+	code, stdout, stderr = efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "SingleDMA", "--variant", "Device",
+		"sweep:synth")
+	for _, want := range []string{"runs not compared: 7-13: no compared series has their benchmark and setup\n",
+		"differs, not compared: sendrecv Device (libefaxx_gbps): memory: series device, runs host; provider: series efa, runs tcp\n"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("efaxx compare --baseline --variant SingleDMA --variant Device = %d, want 0 and %q:\n%s%s", code, want, stdout, stderr)
+		}
+	}
+	// sendrecv alone: no write row (and its one run, on tcp, fits no series).
 	for _, args := range [][]string{{"--benchmark", "sendrecv", "sweep:synth"}, {"--b", "sweep:synth", "--b", "benchmark:sendrecv"}} {
 		code, stdout, _ := efaxx(t, append([]string{"--db", db, "compare", "--baseline", "libefaxx-p5"}, args...)...)
 		if code != 3 || strings.Contains(stdout, "write") {

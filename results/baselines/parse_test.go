@@ -2,6 +2,7 @@ package baselines_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"efaxx/results/baselines"
@@ -37,6 +38,14 @@ func TestParse_Shipped(t *testing.T) {
 		}
 		if s.File == "" || s.Commit == "" || s.Denominator == "" {
 			t.Errorf("%s %s %s lacks its provenance or denominator", s.Benchmark, s.Variant, s.Metric)
+		}
+		// A series is compared only with runs of its setup: over EFA,
+		// from the memory its variant names, on its rails.
+		memory := map[bool]string{true: "device", false: "pinned"}[strings.HasSuffix(s.Variant, "DMA") || s.Variant == "Device"]
+		if s.Benchmark != "queue" && (s.Params["provider"] != "efa" || s.Params["strategy"] == nil ||
+			s.Benchmark != "proxy" && s.Params["memory"] != memory) {
+			t.Errorf("%s %s %s params = %v, want provider efa, a strategy and memory %s", s.Benchmark, s.Variant, s.Metric,
+				s.Params, memory)
 		}
 	}
 }
