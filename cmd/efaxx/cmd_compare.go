@@ -31,7 +31,8 @@ repeatable: the terms of one side must all hold):
    sweep:NAME              runs of a sweep (name or hash)
    tag:KEY=VALUE, tag:KEY  runs with a tag
    benchmark:NAME, status:STATUS, host:HOST, param:KEY=VALUE
-   FROM..TO                runs started in a window: now-14d..now-7d, 2026-11-01..2026-11-08
+   FROM..TO                runs started in a window: now-14d..now-7d, 2026-11-01..2026-11-08,
+                           2026-11-25T05:55:00Z..now (each end as --since takes it)
 The filter flags (--benchmark, --param, --status, ...) narrow both sides.
 
 The unit of evidence is a run: a run's value is the median of its samples
@@ -205,10 +206,15 @@ func selector(terms []string, common results.RunFilter, now time.Time) (results.
 	return f, nil
 }
 
+// termKinds are the kinds of selector term written KIND:VALUE.
+var termKinds = []string{"sweep", "benchmark", "status", "host", "tag", "param"}
+
 // narrow narrows f by one selector term.
 func narrow(f *results.RunFilter, term string, now time.Time) error {
 	kind, value, found := strings.Cut(term, ":")
-	if !found {
+	// A time window's RFC 3339 ends hold colons too: a term is KIND:VALUE
+	// only for a known kind, so that sweep:a..b stays a sweep's name.
+	if !found || !slices.Contains(termKinds, kind) && strings.Contains(term, "..") {
 		kind, value = "", term
 	}
 	set := func(field *string) error {
