@@ -74,7 +74,7 @@ Example:
 			&cli.Float64Flag{Name: "threshold", Value: 0.05, Usage: "a significant change for the worse beyond this fraction is a regression"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the adjusted p-values"},
 			&cli.IntFlag{Name: "min-runs", Value: 4, Usage: "the fewest runs a side needs for a verdict"},
-			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples of the interval"},
+			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples of the interval, 100 to 1000000"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare one selector with this imported baseline"},
 			&cli.StringSliceFlag{Name: "variant", Usage: "only this variant of the baseline (repeat for several)"},
@@ -149,20 +149,28 @@ func sideTerms(c *cli.Context) (a, b []string, err error) {
 	return []string{c.Args().Get(0)}, []string{c.Args().Get(1)}, nil
 }
 
+// maxResamples bounds --resamples. A million resamples fix an interval's
+// ends far finer than the runs' own spread; each row holds its resamples
+// in memory, so a slip of the finger (1e11) would exhaust it.
+const maxResamples = 1_000_000
+
 // testFlags decodes --threshold, --alpha, --min-runs, --resamples and --seed.
+// The ranges are written so that NaN, which every comparison fails, is
+// out of them.
 func testFlags(c *cli.Context) (threshold, alpha float64, minRuns int, bs results.Bootstrap, err error) {
 	threshold, alpha, minRuns = c.Float64("threshold"), c.Float64("alpha"), c.Int("min-runs")
+	resamples := c.Int("resamples")
 	switch {
-	case threshold <= 0 || threshold >= 1:
+	case !(threshold > 0 && threshold < 1):
 		err = &usageError{msg: fmt.Sprintf("--threshold %g: want a fraction in (0, 1)", threshold), hint: "--threshold 0.05"}
-	case alpha <= 0 || alpha >= 1:
+	case !(alpha > 0 && alpha < 1):
 		err = &usageError{msg: fmt.Sprintf("--alpha %g: want a level in (0, 1)", alpha), hint: "--alpha 0.05"}
 	case minRuns < 1:
 		err = &usageError{msg: fmt.Sprintf("--min-runs %d: want at least 1", minRuns), hint: "--min-runs 4"}
-	case c.Int("resamples") < 100:
-		err = &usageError{msg: fmt.Sprintf("--resamples %d: want at least 100", c.Int("resamples")), hint: "--resamples 1000"}
+	case resamples < 100 || resamples > maxResamples:
+		err = &usageError{msg: fmt.Sprintf("--resamples %d: want 100 to %d", resamples, maxResamples), hint: "--resamples 1000"}
 	}
-	return threshold, alpha, minRuns, results.Bootstrap{Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}, err
+	return threshold, alpha, minRuns, results.Bootstrap{Resamples: resamples, Seed: c.Uint64("seed")}, err
 }
 
 // baselineFlags decodes compare --baseline NAME SELECTOR.

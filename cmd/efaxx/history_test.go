@@ -241,9 +241,12 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("efaxx compare --threshold 0.2 --format json = %d, %+v, %v; want 64KiB worse, not a regression", code, c, err)
 	}
 	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}, {"--a", "1", "2", "3"},
-		{"--a", "1"}, {"--alpha", "0", "1", "2"}, {"--a", "bogus:1", "--b", "2"}} {
-		if code, _, _ := efaxx(t, append([]string{"--db", db, "compare"}, bad...)...); code != 2 {
-			t.Errorf("efaxx compare %v = %d, want 2", bad, code)
+		{"--a", "1"}, {"--alpha", "0", "1", "2"}, {"--a", "bogus:1", "--b", "2"},
+		// NaN fails every comparison: as a threshold it made each regression "worse", as alpha each row "~".
+		{"--threshold", "NaN", "1,2,3,4,5", "6,7,8,9,10"}, {"--alpha", "NaN", "1,2,3,4,5", "6,7,8,9,10"},
+		{"--resamples", "1000001", "1", "6"}} {
+		if code, _, stderr := efaxx(t, append([]string{"--db", db, "compare"}, bad...)...); code != 2 || strings.Count(stderr, "\n") != 2 {
+			t.Errorf("efaxx compare %v = %d, %q; want 2, one line and the usage", bad, code, stderr)
 		}
 	}
 }
