@@ -287,6 +287,9 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 		harness.CheckParamNames(ctx, db, o.By)); err != nil {
 		return err
 	}
+	if err := checkSides(ctx, db, o); err != nil {
+		return err
+	}
 	c, err := db.Compare(ctx, o.Compare)
 	if err != nil {
 		return err
@@ -306,6 +309,24 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 	}
 	if c.Regressions() > 0 {
 		return errVerdict
+	}
+	return nil
+}
+
+// checkSides says when a side selects no run at all, rather than that
+// the sides have nothing in common.
+func checkSides(ctx context.Context, db *results.DB, o compareOptions) error {
+	for _, side := range []struct {
+		name string
+		f    results.RunFilter
+	}{{"A", o.A}, {"B", o.B}} {
+		n, err := db.CountRuns(ctx, side.f)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("compare %s with %s: side %s selects no runs", o.labelA, o.labelB, side.name)
+		}
 	}
 	return nil
 }

@@ -37,6 +37,13 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 		return err
 	}
 	if len(res.Rows) == 0 {
+		n, err := db.CountRuns(ctx, c.Runs)
+		if err != nil {
+			return err
+		}
+		if n == 0 { // say so, rather than that no series has a run
+			return fmt.Errorf("compare %s with baseline %s: %s selects no runs", label, c.Baseline, label)
+		}
 		return fmt.Errorf("compare %s with baseline %s: no series to compare:\n  %s", label, c.Baseline,
 			strings.Join(res.Skipped, "\n  "))
 	}

@@ -240,6 +240,11 @@ func TestCompareCommand(t *testing.T) {
 		c.Rows[0].A.Samples != 40 || c.Rows[1].Verdict != "worse" || len(c.Differ) != 1 {
 		t.Errorf("efaxx compare --threshold 0.2 --format json = %d, %+v, %v; want 64KiB worse, not a regression", code, c, err)
 	}
+	// A side of no run is said to be one, not to share nothing with the other.
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "tag:build=old", "status:failed"); code != 3 ||
+		stderr != "efaxx: compare tag:build=old with status:failed: side B selects no runs\n" {
+		t.Errorf("efaxx compare tag:build=old status:failed = %d, %q; want 3, side B selects no runs", code, stderr)
+	}
 	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}, {"--a", "1", "2", "3"},
 		{"--a", "1"}, {"--alpha", "0", "1", "2"}, {"--a", "bogus:1", "--b", "2"},
 		// NaN fails every comparison: as a threshold it made each regression "worse", as alpha each row "~".

@@ -71,6 +71,10 @@ func TestImportBaselineAndCompare(t *testing.T) {
 		!strings.Contains(stderr, `baseline "libefaxx-p5" has no series of benchmark "send" (it has all2all, proxy, queue, sendrecv, write)`) {
 		t.Errorf("efaxx compare --baseline libefaxx-p5 --benchmark send = %d, %q; want 2 naming the baseline's benchmarks", code, stderr)
 	}
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "status:failed"); code != 3 ||
+		!strings.Contains(stderr, "status:failed selects no runs") {
+		t.Errorf("efaxx compare --baseline libefaxx-p5 status:failed = %d, %q; want 3, selects no runs", code, stderr)
+	}
 	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "nope", "1"); code != 2 || !strings.Contains(stderr, "efaxx import baseline nope") {
 		t.Errorf("efaxx compare --baseline nope = %d, %q; want 2 with a hint", code, stderr)
 	}
