@@ -314,19 +314,32 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 }
 
 // checkSides says when a side selects no run at all, rather than that
-// the sides have nothing in common.
+// the sides have nothing in common, and refuses sides that share runs:
+// a run on both sides is compared with itself, which looks like a pass.
 func checkSides(ctx context.Context, db *results.DB, o compareOptions) error {
-	for _, side := range []struct {
-		name string
-		f    results.RunFilter
-	}{{"A", o.A}, {"B", o.B}} {
-		n, err := db.CountRuns(ctx, side.f)
+	var ids [2][]int64
+	for i, f := range []results.RunFilter{o.A, o.B} {
+		f.Limit = 0
+		runs, err := db.Runs(ctx, f)
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return fmt.Errorf("compare %s with %s: side %s selects no runs", o.labelA, o.labelB, side.name)
+		if len(runs) == 0 {
+			return fmt.Errorf("compare %s with %s: side %s selects no runs", o.labelA, o.labelB, []string{"A", "B"}[i])
 		}
+		for _, r := range runs {
+			ids[i] = append(ids[i], r.ID)
+		}
+	}
+	var shared []int64
+	for _, id := range ids[0] {
+		if slices.Contains(ids[1], id) {
+			shared = append(shared, id)
+		}
+	}
+	if len(shared) > 0 {
+		return &usageError{msg: fmt.Sprintf("compare %s with %s: the sides share runs %s: a run on both sides is compared with itself",
+			o.labelA, o.labelB, results.Ranges(shared)), hint: "sides of different runs, as in efaxx compare 1,2,3,4 5,6,7,8"}
 	}
 	return nil
 }

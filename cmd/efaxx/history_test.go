@@ -245,6 +245,12 @@ func TestCompareCommand(t *testing.T) {
 		stderr != "efaxx: compare tag:build=old with status:failed: side B selects no runs\n" {
 		t.Errorf("efaxx compare tag:build=old status:failed = %d, %q; want 3, side B selects no runs", code, stderr)
 	}
+	// Sides that share runs would compare those with themselves: "~", which reads as a pass.
+	for _, sides := range [][]string{{"1,2,3,4,5", "1,2,3,4,5", "share runs 1-5:"}, {"tag:build=new", "8,9,10,1", "share runs 8-10:"}} {
+		if code, _, stderr := efaxx(t, "--db", db, "compare", sides[0], sides[1]); code != 2 || !strings.Contains(stderr, sides[2]) {
+			t.Errorf("efaxx compare %s %s = %d, %q; want 2, %q", sides[0], sides[1], code, stderr, sides[2])
+		}
+	}
 	for _, bad := range [][]string{{"1"}, {"1", "x"}, {"--threshold", "2", "1", "2"}, {"1", "yesterday..now"}, {"--a", "1", "2", "3"},
 		{"--a", "1"}, {"--alpha", "0", "1", "2"}, {"--a", "bogus:1", "--b", "2"},
 		// NaN fails every comparison: as a threshold it made each regression "worse", as alpha each row "~".
