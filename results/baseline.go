@@ -19,7 +19,7 @@ import (
 var ErrBaselineNotFound = errors.New("results: baseline not imported")
 
 // ErrNoSeries is returned, wrapped with what the baseline has, when the
-// benchmark a compare selects has no series in the baseline.
+// benchmark or a variant a compare selects has no series in the baseline.
 var ErrNoSeries = errors.New("results: no such series in the baseline")
 
 // Baseline is a set of published numbers with their provenance, as a
@@ -296,17 +296,33 @@ func (c BaselineCompare) wants(s *BaselineSeries) bool {
 		(c.Variants == nil || slices.Contains(c.Variants, s.Variant))
 }
 
-// checkSeries says, naming what the baseline has, when c's benchmark has
-// no series in it: nothing could ever be compared.
+// checkSeries says, naming what the baseline has, when c's benchmark or
+// one of its variants has no series in it: nothing could be compared.
 func (c BaselineCompare) checkSeries(series []BaselineSeries) error {
-	var benchmarks []string
+	var benchmarks, variants []string
 	for _, s := range series {
 		benchmarks = append(benchmarks, s.Benchmark)
+		if c.Runs.Benchmark == "" || s.Benchmark == c.Runs.Benchmark {
+			variants = append(variants, s.Variant)
+		}
+	}
+	list := func(names []string) string {
+		slices.Sort(names)
+		return strings.Join(slices.Compact(names), ", ")
 	}
 	if c.Runs.Benchmark != "" && !slices.Contains(benchmarks, c.Runs.Benchmark) {
-		slices.Sort(benchmarks)
 		return fmt.Errorf("baseline %q has no series of benchmark %q (it has %s): %w",
-			c.Baseline, c.Runs.Benchmark, strings.Join(slices.Compact(benchmarks), ", "), ErrNoSeries)
+			c.Baseline, c.Runs.Benchmark, list(benchmarks), ErrNoSeries)
+	}
+	for _, v := range c.Variants {
+		if !slices.Contains(variants, v) {
+			of := ""
+			if c.Runs.Benchmark != "" {
+				of = " of " + c.Runs.Benchmark
+			}
+			return fmt.Errorf("baseline %q has no variant %q%s (the variants%s: %s): %w",
+				c.Baseline, v, of, of, list(variants), ErrNoSeries)
+		}
 	}
 	return nil
 }

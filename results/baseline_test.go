@@ -89,8 +89,8 @@ func TestImportBaselines_AllOrNothing(t *testing.T) {
 }
 
 // TestCompareBaselineBenchmark: runs selected by benchmark are put beside
-// that benchmark's series alone, and a benchmark the baseline has no
-// series of is ErrNoSeries.
+// that benchmark's series alone, and a benchmark or variant the baseline
+// has no series of is ErrNoSeries.
 func TestCompareBaselineBenchmark(t *testing.T) {
 	db := MustOpenDB(t)
 	if _, err := db.ImportBaseline(t.Context(), testBaseline("v1")); err != nil {
@@ -110,10 +110,21 @@ func TestCompareBaselineBenchmark(t *testing.T) {
 	if len(got) != 1 || got[0] != "sendrecv Device" || len(c.Skipped) != 0 {
 		t.Errorf("sendrecv runs beside the baseline: rows %q, skipped %q; want sendrecv Device's one row alone", got, c.Skipped)
 	}
-	_, err = db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Runs: results.RunFilter{Benchmark: "all2all"}})
-	if want := `baseline "paper" has no series of benchmark "all2all" (it has sendrecv, write)`; !errors.Is(err, results.ErrNoSeries) ||
-		!strings.HasPrefix(err.Error(), want) {
-		t.Errorf("CompareBaseline of all2all runs = %v, want ErrNoSeries: %s", err, want)
+	for _, tt := range []struct {
+		c    results.BaselineCompare
+		want string
+	}{
+		{results.BaselineCompare{Runs: results.RunFilter{Benchmark: "all2all"}},
+			`baseline "paper" has no series of benchmark "all2all" (it has sendrecv, write)`},
+		{results.BaselineCompare{Variants: []string{"Single", "Nope"}},
+			`baseline "paper" has no variant "Nope" (the variants: Device, RoundRobin, Single)`},
+		{results.BaselineCompare{Runs: results.RunFilter{Benchmark: "sendrecv"}, Variants: []string{"Single"}},
+			`baseline "paper" has no variant "Single" of sendrecv (the variants of sendrecv: Device)`},
+	} {
+		tt.c.Baseline = "paper"
+		if _, err := db.CompareBaseline(t.Context(), tt.c); !errors.Is(err, results.ErrNoSeries) || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("CompareBaseline(%s, %q) = %v, want ErrNoSeries: %s", tt.c.Runs.Benchmark, tt.c.Variants, err, tt.want)
+		}
 	}
 }
 

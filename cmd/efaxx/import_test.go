@@ -75,6 +75,10 @@ func TestImportBaselineAndCompare(t *testing.T) {
 		!strings.Contains(stderr, "status:failed selects no runs") {
 		t.Errorf("efaxx compare --baseline libefaxx-p5 status:failed = %d, %q; want 3, selects no runs", code, stderr)
 	}
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "Nope", "1"); code != 2 ||
+		!strings.Contains(stderr, `baseline "libefaxx-p5" has no variant "Nope" (the variants: Device, Host, ManagedBlocking, MultiDMA,`) {
+		t.Errorf("efaxx compare --baseline libefaxx-p5 --variant Nope = %d, %q; want 2 naming the variants", code, stderr)
+	}
 	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "nope", "1"); code != 2 || !strings.Contains(stderr, "efaxx import baseline nope") {
 		t.Errorf("efaxx compare --baseline nope = %d, %q; want 2 with a hint", code, stderr)
 	}
