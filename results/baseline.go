@@ -223,6 +223,7 @@ type BaselineRow struct {
 type BaselineComparison struct {
 	Name        string           `json:"baseline"`
 	Description string           `json:"description"`
+	Hash        string           `json:"hash"` // SHA-256 of the baseline file as imported
 	Threshold   float64          `json:"threshold"`
 	Alpha       float64          `json:"alpha"`
 	MinRuns     int              `json:"min_runs"`
@@ -253,7 +254,11 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 		return nil, err
 	}
 	cmp := Compare{Threshold: c.Threshold, Alpha: c.Alpha, MinRuns: c.MinRuns, Bootstrap: c.Bootstrap}.defaults()
-	out := &BaselineComparison{Name: c.Baseline, Description: desc, Threshold: cmp.Threshold, Alpha: cmp.Alpha,
+	var hash string
+	if err := db.db.QueryRowContext(ctx, `SELECT hash FROM baselines WHERE name = ?`, c.Baseline).Scan(&hash); err != nil {
+		return nil, fmt.Errorf("baseline %q: %w", c.Baseline, err)
+	}
+	out := &BaselineComparison{Name: c.Baseline, Description: desc, Hash: hash, Threshold: cmp.Threshold, Alpha: cmp.Alpha,
 		MinRuns: cmp.MinRuns, Bootstrap: cmp.Bootstrap, Series: []BaselineSeries{}, Rows: []BaselineRow{}, Skipped: []string{},
 		Differ: []SeriesDiff{}, NotCompared: []int64{}}
 	if err := c.checkSeries(series); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
+	"efaxx/results/baselines"
 )
 
 // runCompareBaseline puts the runs of f beside the imported baseline name.
@@ -82,6 +84,12 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 // test, and each series' denominator.
 func printBaselineHead(w io.Writer, c *results.BaselineComparison, label string) {
 	fmt.Fprintf(w, "runs %s beside baseline %s: %s\n", label, c.Name, c.Description)
+	if shipped, ok := baselines.Lookup(c.Name); ok && fmt.Sprintf("%x", sha256.Sum256(shipped)) != c.Hash {
+		// An older import may lack what the shipped file has since learned,
+		// such as the params that keep a series to runs of its setup.
+		fmt.Fprintf(w, "note: this store's %s is not the file this efaxx ships; efaxx import baseline %s replaces it\n",
+			c.Name, c.Name)
+	}
 	fmt.Fprintf(w, "each series in its own metric, so the runs are shown in the baseline's unit and denominator:\n")
 	for _, s := range c.Series {
 		fmt.Fprintf(w, "  %s %s (%s): %s\n    from %s at %s\n    %s\n", s.Benchmark, s.Variant, s.Metric, s.Denominator,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,6 +79,22 @@ func TestImportBaselineAndCompare(t *testing.T) {
 	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "Nope", "1"); code != 2 ||
 		!strings.Contains(stderr, `baseline "libefaxx-p5" has no variant "Nope" (the variants: Device, Host, ManagedBlocking, MultiDMA,`) {
 		t.Errorf("efaxx compare --baseline libefaxx-p5 --variant Nope = %d, %q; want 2 naming the variants", code, stderr)
+	}
+	// A store that holds another libefaxx-p5 than the shipped one (an
+	// import from before its series named their params) says so.
+	shipped, err := os.ReadFile("../../results/baselines/libefaxx-p5.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := writeFile(t, filepath.Join(t.TempDir(), "old.toml"), regexp.MustCompile(`(?m)^params .*\n`).ReplaceAllString(string(shipped), ""))
+	note := "note: this store's libefaxx-p5 is not the file this efaxx ships; efaxx import baseline libefaxx-p5 replaces it\n"
+	for _, file := range []string{old, "libefaxx-p5"} {
+		efaxx(t, "--db", db, "import", "baseline", file)
+		_, stdout, _ := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "SingleDMA", "sweep:synth")
+		if got := strings.Contains(stdout, note); got != (file == old) {
+			t.Errorf("after efaxx import baseline %s, compare notes an import other than the shipped one: %v, want %v:\n%s",
+				file, got, file == old, stdout)
+		}
 	}
 	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "nope", "1"); code != 2 || !strings.Contains(stderr, "efaxx import baseline nope") {
 		t.Errorf("efaxx compare --baseline nope = %d, %q; want 2 with a hint", code, stderr)
