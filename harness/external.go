@@ -116,6 +116,7 @@ func (d *decoder) decodeProgram(e tomldoc.Entry) {
 		d.fail(e, err)
 		return
 	}
+	t.line = e.Line
 	d.ext.Program, d.ext.program = s, t
 }
 
@@ -125,10 +126,13 @@ func (d *decoder) decodeArgs(e tomldoc.Entry) {
 		d.fail(e, tomldoc.TypeError("list of strings", e.Value))
 		return
 	}
+	lines := d.doc.ItemLines(e)
 	for i, item := range list {
+		at := e // an item's errors are at its own line, under the list's key
+		at.Line = lines[i]
 		s, ok := item.(string)
 		if !ok {
-			d.fail(e, fmt.Errorf("item %d: %w", i+1, tomldoc.TypeError("string", item)))
+			d.fail(at, fmt.Errorf("item %d: %w", i+1, tomldoc.TypeError("string", item)))
 			continue
 		}
 		t, err := parseTemplate(s)
@@ -136,9 +140,10 @@ func (d *decoder) decodeArgs(e tomldoc.Entry) {
 			err = checkNUL(s)
 		}
 		if err != nil {
-			d.fail(e, fmt.Errorf("item %d: %w", i+1, err))
+			d.fail(at, fmt.Errorf("item %d: %w", i+1, err))
 			continue
 		}
+		t.line = at.Line
 		d.ext.Args, d.ext.args = append(d.ext.Args, s), append(d.ext.args, t)
 	}
 }
@@ -167,6 +172,7 @@ func (d *decoder) decodeExtEnv(e tomldoc.Entry) {
 			d.fail(c, err)
 			continue
 		}
+		t.line = c.Line
 		d.ext.Env[c.Name()], d.ext.env[c.Name()] = s, t
 	}
 }
@@ -286,30 +292,33 @@ func (v *Var) isList() bool {
 // vars and the placeholders the sweep gives values: a list var only as a whole
 // argument, sizes only when the sweep has sizes, {output} only with an
 // output, and the program without the run's directory (it names the
-// benchmark, which must not differ per run).
-func (x *External) checkPlaceholders(hasSizes bool) error {
-	check := func(where string, t template, asArg, inProgram bool) error {
-		for _, name := range t.names() {
-			if err := x.checkName(name, t, asArg, inProgram, hasSizes); err != nil {
-				return fmt.Errorf("%s: %w", where, err)
+// benchmark, which must not differ per run). It returns every wrong
+// placeholder, each at its template's line and key in file.
+func (x *External) checkPlaceholders(file string, hasSizes bool) lineerr.Errors {
+	var errs lineerr.Errors
+	check := func(key string, item int, t template, asArg, inProgram bool) {
+		names := t.names()
+		for i, name := range names {
+			if slices.Contains(names[:i], name) {
+				continue // said once per template
+			}
+			err := x.checkName(name, t, asArg, inProgram, hasSizes)
+			if err != nil && item > 0 {
+				err = fmt.Errorf("item %d: %w", item, err)
+			}
+			if err != nil {
+				errs = append(errs, &lineerr.Error{File: file, Line: t.line, Key: "external." + key, Err: err})
 			}
 		}
-		return nil
 	}
-	if err := check("program", x.program, false, true); err != nil {
-		return err
-	}
+	check("program", 0, x.program, false, true)
 	for i, t := range x.args {
-		if err := check(fmt.Sprintf("args item %d", i+1), t, true, false); err != nil {
-			return err
-		}
+		check("args", i+1, t, true, false)
 	}
 	for _, k := range slices.Sorted(maps.Keys(x.env)) {
-		if err := check("env."+k, x.env[k], false, false); err != nil {
-			return err
-		}
+		check("env."+k, 0, x.env[k], false, false)
 	}
-	return nil
+	return errs
 }
 
 // checkName checks one placeholder of template t.
@@ -464,8 +473,8 @@ func (d *decoder) resolveExternal(s *Sweep) {
 		return
 	}
 	sizes := s.valuesOf("sizes")[0].([]uint64)
-	if err := d.ext.checkPlaceholders(len(sizes) > 0); err != nil {
-		d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.extLine, Key: "external", Err: err})
+	if errs := d.ext.checkPlaceholders(d.file, len(sizes) > 0); len(errs) > 0 {
+		d.errs = append(d.errs, errs...)
 		return
 	}
 	s.External = d.ext

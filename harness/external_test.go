@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -122,17 +123,19 @@ func TestExternalSweepErrors(t *testing.T) {
 		{"unknown parser", base + "[external]\nprogram = \"p\"\nparser = \"ncl-tests\"\n",
 			`x.toml:5: external.parser: unknown parser "ncl-tests" (did you mean "nccl-tests"?); known: fabtests, jacobi, nccl-tests, nvbandwidth, nvshmem, osu`},
 		{"unknown placeholder", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"{colective}\"]\nvars = { collective = \"a\" }\n",
-			`x.toml:3: external: args item 1: unknown placeholder {colective} (did you mean "collective"?): want a var of [external.vars] or one of ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output`},
+			`x.toml:6: external.args: item 1: unknown placeholder {colective} (did you mean "collective"?): want a var of [external.vars] or one of ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output`},
 		{"sizes unset", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"-m\", \"{max_size}\"]\n",
-			"x.toml:3: external: args item 2: {max_size} without sizes: set [params] sizes"},
+			"x.toml:6: external.args: item 2: {max_size} without sizes: set [params] sizes"},
 		{"output unset", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"{output}\"]\n",
-			"x.toml:3: external: args item 1: {output} without an output file: set [external] output"},
+			"x.toml:6: external.args: item 1: {output} without an output file: set [external] output"},
 		{"run dir in program", base + "[external]\nprogram = \"{run_dir}/p\"\nparser = \"osu\"\n",
-			"x.toml:3: external: program: {run_dir} in the program: the program names the runs' benchmark, which must not change per run"},
+			"x.toml:4: external.program: {run_dir} in the program: the program names the runs' benchmark, which must not change per run"},
 		{"list inside text", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"-f{flags}\"]\nvars = { flags = [[\"a\"]] }\n",
-			`x.toml:3: external: args item 1: {flags} is a list var: only an argument of its own, "{flags}", can take it`},
+			`x.toml:6: external.args: item 1: {flags} is a list var: only an argument of its own, "{flags}", can take it`},
 		{"lone brace", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"a}\"]\n",
 			`x.toml:6: external.args: item 1: "a}": a } without its {: write }} for a literal brace`},
+		{"item on a line of its own", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"-n\",\n  2]\n",
+			"x.toml:7: external.args: item 2: want string, got integer"},
 		{"var named like a param", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nvars = { ranks = 2 }\n",
 			"x.toml:6: external.vars.ranks: var \"ranks\": the name of a param or a built-in placeholder (ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output)"},
 		{"output a path", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\noutput = \"../x.json\"\n",
@@ -151,6 +154,44 @@ func TestExternalSweepErrors(t *testing.T) {
 				t.Errorf("error %T is not a lineerr.Errors", err)
 			}
 		})
+	}
+}
+
+// TestExternalPlaceholderErrors: every wrong placeholder is reported at
+// once, each at the line of its item or variable and under its key.
+func TestExternalPlaceholderErrors(t *testing.T) {
+	text := `name = "ext3"
+benchmark = "external"
+
+[external]
+parser = "nccl-tests"
+program = "/opt/all_reduce_perf"
+args = ["-n", "{rank}",
+        "-b", "{max_size}",
+        "pre{flags}", "{rank}{rank}"]
+env = { A = "{outptu}" }
+
+[external.vars]
+flags = [[], ["-a"]]
+`
+	_, err := harness.Parse("ext3.toml", []byte(text))
+	var list lineerr.Errors
+	if !errors.As(err, &list) {
+		t.Fatalf("Parse error = %v, want a lineerr.Errors", err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, fmt.Sprintf("%d %s %s", e.Line, e.Key, strings.SplitN(e.Err.Error(), " (", 2)[0]))
+	}
+	want := []string{
+		"7 external.args item 2: unknown placeholder {rank}",
+		"8 external.args item 4: {max_size} without sizes: set [params] sizes",
+		`9 external.args item 5: {flags} is a list var: only an argument of its own, "{flags}", can take it`,
+		"9 external.args item 6: unknown placeholder {rank}",
+		"10 external.env.A unknown placeholder {outptu}",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

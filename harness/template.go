@@ -18,6 +18,7 @@ import (
 type template struct {
 	text  string
 	parts []tplPart
+	line  int // the line of the sweep file that writes it, for errors
 }
 
 // tplPart is a literal run of text, or a placeholder when name is set.
