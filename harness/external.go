@@ -186,13 +186,14 @@ func checkNUL(s string) error {
 	return nil
 }
 
-// decodeVars reads [external.vars].
+// decodeVars reads [external.vars], in file order: the vars are axes,
+// and the last written varies fastest.
 func (d *decoder) decodeVars(e tomldoc.Entry) {
 	if _, ok := e.Value.(map[string]any); !ok {
 		d.fail(e, tomldoc.TypeError("table", e.Value))
 		return
 	}
-	for _, c := range d.doc.Children(e) {
+	for _, c := range d.doc.InFileOrder(d.doc.Children(e)) {
 		if err := checkVarName(c.Name()); err != nil {
 			d.fail(c, err)
 			continue

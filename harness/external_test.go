@@ -65,6 +65,31 @@ func TestExternalSweep(t *testing.T) {
 	}
 }
 
+// TestExternalVarsFileOrder: the vars are axes in the order the file
+// writes them, whether as a table or an inline one; the last varies fastest.
+func TestExternalVarsFileOrder(t *testing.T) {
+	head := "name = \"ext1\"\nbenchmark = \"external\"\n[external]\nprogram = \"/opt/{tool}_perf\"\n" +
+		"args = [\"-x\", \"{zeta}\", \"{alpha}\"]\nparser = \"nccl-tests\"\n"
+	for _, vars := range []string{
+		"[external.vars]\nzeta = [\"1\", \"2\"]\ntool = \"all_reduce\"\nalpha = [\"a\", \"b\"]\n",
+		"vars = { zeta = [\"1\", \"2\"], tool = \"all_reduce\", alpha = [\"a\", \"b\"] }\n",
+	} {
+		s, err := harness.Parse("ext1.toml", []byte(head+vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range s.Points() {
+			got = append(got, p.Label())
+		}
+		want := []string{"nccl:all_reduce zeta=1 alpha=a", "nccl:all_reduce zeta=1 alpha=b",
+			"nccl:all_reduce zeta=2 alpha=a", "nccl:all_reduce zeta=2 alpha=b"}
+		if !slices.Equal(got, want) {
+			t.Errorf("points of %q =\n%s\nwant\n%s", vars, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
 // TestExternalHostileValues: a var's value reaches the program as one
 // argument, byte for byte, whatever it holds; a list var gives one
 // argument per item.
