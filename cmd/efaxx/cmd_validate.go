@@ -18,7 +18,8 @@ func newValidateCommand() *cli.Command {
 		ArgsUsage: "SWEEP.toml...",
 		Description: `Parses each sweep strictly (unknown keys, wrong types, impossible size
 ranges and empty expansions are errors) and reports every error found, each
-as file:line: key: message.
+as file:line: key: message. Every file is checked, even after one that
+cannot be read (exit status 3).
 
 Example:
    efaxx validate sweeps/demo.toml
@@ -34,21 +35,27 @@ func runValidate(w, ew io.Writer, files []string) error {
 	if len(files) == 0 {
 		return &usageError{msg: "validate needs a sweep file", hint: "efaxx validate sweeps/demo.toml"}
 	}
-	var all lineerr.Errors
+	// Every file is checked whatever the ones before it held, so that one
+	// run reports all that is wrong.
+	var invalid, unread bool
 	for _, file := range files {
 		s, err := harness.Load(file)
 		var list lineerr.Errors
 		switch {
 		case errors.As(err, &list):
-			all = append(all, list...)
+			fmt.Fprintln(ew, list.Error())
+			invalid = true
 		case err != nil:
-			return err
+			fmt.Fprintln(ew, "efaxx:", err)
+			unread = true
 		default:
 			fmt.Fprintf(w, "%s: ok: sweep %q, %d points\n", file, s.Name, len(s.Points()))
 		}
 	}
-	if len(all) > 0 {
-		fmt.Fprintln(ew, all.Error())
+	switch {
+	case unread:
+		return errReported
+	case invalid:
 		return errVerdict
 	}
 	return nil

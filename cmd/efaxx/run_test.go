@@ -130,6 +130,27 @@ ranks = "two"
 	}
 }
 
+// TestValidateEveryFile: a file that cannot be read is reported with the
+// errors of every other file, before and after it, and makes the status 3.
+func TestValidateEveryFile(t *testing.T) {
+	dir := t.TempDir()
+	before := writeFile(t, filepath.Join(dir, "before.toml"), "name = \"b\"\nbenchmark = \"nosuch\"\n")
+	after := writeFile(t, filepath.Join(dir, "after.toml"), "name = \"a\"\nbenchmark = \"write\"\nsizes = 1\n")
+	missing := filepath.Join(dir, "missing.toml")
+	code, stdout, stderr := efaxx(t, "validate", before, missing, after, "../../sweeps/demo.toml")
+	if code != 3 {
+		t.Errorf("validate = %d, want 3", code)
+	}
+	for _, want := range []string{before + ":2: benchmark: unknown benchmark", `read sweep "` + missing + `"`, after + ":3: sizes: unknown key"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "demo.toml: ok") {
+		t.Errorf("stdout lacks demo.toml's ok:\n%s", stdout)
+	}
+}
+
 // TestRunRefusesContainer: efaxx run starts ranks outside any container,
 // so a sweep with [container] is refused before anything runs, rather than
 // measured in the wrong place.
