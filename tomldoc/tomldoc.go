@@ -56,6 +56,7 @@ func (e Entry) Name() string { return e.Key[len(e.Key)-1] }
 // that keeps the value and then fails on purpose.
 type Document struct {
 	md    toml.MetaData
+	text  string   // the file
 	lines []string // the file's lines, to place keys of arrays of tables
 }
 
@@ -83,7 +84,7 @@ func Parse(file string, data []byte) (*Document, []Entry, error) {
 		}
 		return nil, nil, lineerr.Errors{{File: file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}}
 	}
-	d := &Document{md: md, lines: strings.Split(string(data), "\n")}
+	d := &Document{md: md, text: string(data), lines: strings.Split(string(data), "\n")}
 	return d, d.entries(nil, top), nil
 }
 
@@ -128,10 +129,17 @@ func (d *Document) locate(prim toml.Primitive) (any, int) {
 	var p probe
 	err := d.md.PrimitiveDecode(prim, &p)
 	var perr toml.ParseError
-	if errors.As(err, &perr) {
-		return p.value, perr.Position.Line
+	if errors.As(err, &perr) && perr.Position.Line > 0 {
+		return p.value, lineAt(d.text, perr.Position.Start)
 	}
 	return p.value, 0
+}
+
+// lineAt returns the line of text that holds byte offset. A position's
+// Line is where its value ends, a multi-line string's last line; Start,
+// where the value begins, is on the line of its key.
+func lineAt(text string, offset int) int {
+	return 1 + strings.Count(text[:min(offset, len(text))], "\n")
 }
 
 // firstLine returns the first line of the keys inside table e. A table that

@@ -12,6 +12,9 @@ import (
 
 const doc = `name = "x"
 params.ranks = 2
+description = """
+one
+"""
 
 [slurm]
 nodes = [1, 2]
@@ -49,9 +52,10 @@ func TestLines(t *testing.T) {
 	got := strings.Join(lines(d, top), " ")
 	// A table made by dotted keys is on its first key's line; the keys of
 	// the tables of an array on their own lines, each in its table (the
-	// array itself on its last header, where the toml package puts it).
-	want := "expect@11 expect.0.min@8 expect.0.where@9 expect.0.where.size@9 expect.1.max@13 " +
-		"name@1 params@2 params.ranks@2 slurm@4 slurm.nodes@5"
+	// array itself on its last header, where the toml package puts it); a
+	// multi-line string on its key's line, not on its last.
+	want := "description@3 expect@14 expect.0.min@11 expect.0.where@12 expect.0.where.size@12 expect.1.max@16 " +
+		"name@1 params@2 params.ranks@2 slurm@7 slurm.nodes@8"
 	if got != want {
 		t.Errorf("entries\n%s\nwant\n%s", got, want)
 	}
