@@ -144,9 +144,10 @@ func TestParseExpectErrors(t *testing.T) {
 	}
 }
 
-// TestParseExpectErrors_Lines checks that errors in the second and third
-// tables of [[expect]] name their own lines: the toml package keeps one
-// position per dotted key, which the tables of an array share.
+// TestParseExpectErrors_Lines checks that errors in the tables of
+// [[expect]] name their own lines, dotted keys and [expect.where] too: the
+// toml package keeps one position per dotted key, which the tables of an
+// array share.
 func TestParseExpectErrors_Lines(t *testing.T) {
 	text := head + `[[expect]]
 where = { size = "4KiB" }
@@ -158,10 +159,18 @@ min = 1
 
 [[expect]]
 where.provider = "efa"
+where.size = "big"
 max = "2"
+
+[[expect]]
+min = 1
+[expect.where]
+size = "huge"
 `
 	want := "x.toml:8: expect[2].where.size: size \"4 parsecs\": unknown unit \"parsecs\": want B, KiB, MiB, GiB or TiB\n" +
-		"x.toml:13: expect[3].max: want number, got string"
+		"x.toml:13: expect[3].where.size: size \"big\": want a whole number of bytes with an optional unit, like 4096 or \"4KiB\"\n" +
+		"x.toml:14: expect[3].max: want number, got string\n" +
+		"x.toml:19: expect[4].where.size: size \"huge\": want a whole number of bytes with an optional unit, like 4096 or \"4KiB\""
 	if _, err := harness.Parse("x.toml", []byte(text)); err == nil || err.Error() != want {
 		t.Errorf("Parse error =\n%v\nwant\n%s", err, want)
 	}

@@ -38,10 +38,17 @@ type Entry struct {
 	Value any
 
 	prim toml.Primitive // the value undecoded, to read the keys of a table
+	part *part          // the parse that holds prim's keys with their positions
+}
 
-	// span is the lines [first, end) of the table of an array of tables
-	// that holds this key, or zero outside arrays of tables: see Tables.
-	span [2]int
+// part is a parse of the whole file, or of the lines of one table of an
+// array of tables: the toml package keeps one position per dotted key, so
+// the keys of the tables of an array share theirs, the last table's,
+// unless each table is parsed alone (see Tables).
+type part struct {
+	md     toml.MetaData
+	text   string // the lines parsed
+	offset int    // lines of the file before the part's first
 }
 
 // Name returns the last part of the key.
@@ -55,9 +62,8 @@ func (e Entry) Name() string { return e.Key[len(e.Key)-1] }
 // value's UnmarshalTOML fails, so each value is decoded once into a probe
 // that keeps the value and then fails on purpose.
 type Document struct {
-	md    toml.MetaData
-	text  string   // the file
-	lines []string // the file's lines, to place keys of arrays of tables
+	whole *part
+	lines []string // the file's lines, to parse the tables of an array alone
 }
 
 // probe keeps the value it is given and fails, to learn the key's position.
@@ -84,8 +90,8 @@ func Parse(file string, data []byte) (*Document, []Entry, error) {
 		}
 		return nil, nil, lineerr.Errors{{File: file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}}
 	}
-	d := &Document{md: md, text: string(data), lines: strings.Split(string(data), "\n")}
-	return d, d.entries(nil, top), nil
+	d := &Document{whole: &part{md: md, text: string(data)}, lines: strings.Split(string(data), "\n")}
+	return d, d.entries(d.whole, nil, top), nil
 }
 
 // Children returns the entries of table e, or nil when e is not a table.
@@ -95,27 +101,20 @@ func (d *Document) Children(e Entry) []Entry {
 	}
 	// A table always decodes into a map of Primitives: this cannot fail.
 	var prims map[string]toml.Primitive
-	if err := d.md.PrimitiveDecode(e.prim, &prims); err != nil {
+	if err := e.part.md.PrimitiveDecode(e.prim, &prims); err != nil {
 		return nil
 	}
-	out := d.entries(e.Key, prims)
-	if e.span != [2]int{} {
-		for i := range out {
-			out[i].span = e.span
-			out[i].Line = d.keyLine(out[i].Name(), e.span, e.Line)
-		}
-	}
-	return out
+	return d.entries(e.part, e.Key, prims)
 }
 
 // entries locates the values of one table, sorted by key, so that
 // everything derived from them comes out in one order however the file
 // is laid out.
-func (d *Document) entries(parent toml.Key, prims map[string]toml.Primitive) []Entry {
+func (d *Document) entries(p *part, parent toml.Key, prims map[string]toml.Primitive) []Entry {
 	out := make([]Entry, 0, len(prims))
 	for _, name := range slices.Sorted(maps.Keys(prims)) {
-		e := Entry{Key: append(slices.Clone(parent), name), prim: prims[name]}
-		e.Value, e.Line = d.locate(e.prim)
+		e := Entry{Key: append(slices.Clone(parent), name), prim: prims[name], part: p}
+		e.Value, e.Line = p.locate(e.prim)
 		if e.Line == 0 {
 			e.Line = d.firstLine(e)
 		}
@@ -125,14 +124,14 @@ func (d *Document) entries(parent toml.Key, prims map[string]toml.Primitive) []E
 }
 
 // locate decodes prim into a probe and returns the value and its line.
-func (d *Document) locate(prim toml.Primitive) (any, int) {
-	var p probe
-	err := d.md.PrimitiveDecode(prim, &p)
+func (p *part) locate(prim toml.Primitive) (any, int) {
+	var pr probe
+	err := p.md.PrimitiveDecode(prim, &pr)
 	var perr toml.ParseError
 	if errors.As(err, &perr) && perr.Position.Line > 0 {
-		return p.value, lineAt(d.text, perr.Position.Start)
+		return pr.value, p.offset + lineAt(p.text, perr.Position.Start)
 	}
-	return p.value, 0
+	return pr.value, 0
 }
 
 // lineAt returns the line of text that holds byte offset. A position's
@@ -166,12 +165,11 @@ func FirstLine(entries []Entry, fallback int) int {
 // Tables returns the entries of each table of the array of tables e, and
 // false when e is not an array of tables.
 //
-// The toml package keeps one position per dotted key, so the keys of the
-// tables of an array share theirs, the last table's. The lines of keys of
-// an array of tables are therefore found in the text instead: table i
-// spans from its [[name]] header to the next header, and a key is on the
-// line in that span that assigns it, or on its parent's line (an inline
-// table).
+// The toml package would give the keys of every table the lines of the
+// last one's, so each table written as a [[name]] header is parsed again
+// alone, from its header to the next: that finds its dotted keys, its
+// sub-tables and its multi-line strings where they are. An inline array
+// of tables, or an array inside one, keeps the package's lines.
 func (d *Document) Tables(e Entry) ([][]Entry, bool) {
 	switch v := e.Value.(type) {
 	case []map[string]any:
@@ -185,55 +183,97 @@ func (d *Document) Tables(e Entry) ([][]Entry, bool) {
 		return nil, false
 	}
 	var prims []map[string]toml.Primitive
-	if err := d.md.PrimitiveDecode(e.prim, &prims); err != nil {
+	if err := e.part.md.PrimitiveDecode(e.prim, &prims); err != nil {
 		return nil, false
 	}
-	spans := d.arraySpans(e.Key.String())
+	// Each table runs from its header to the next one, the last to the end.
+	heads := append(d.headers(e.Key.String()), len(d.lines)+1)
+	alone := e.part == d.whole && len(heads) == len(prims)+1
 	out := make([][]Entry, len(prims))
 	for i, p := range prims {
-		out[i] = d.entries(append(slices.Clone(e.Key), fmt.Sprint(i)), p)
-		if len(spans) != len(prims) {
-			continue // an inline array of tables: keep the package's lines
+		part := e.part
+		if alone {
+			if ap, table, ok := d.alone(e.Key, heads[i], heads[i+1]); ok {
+				part, p = ap, table
+			}
 		}
-		for j := range out[i] {
-			out[i][j].span = spans[i]
-			out[i][j].Line = d.keyLine(out[i][j].Name(), spans[i], spans[i][0])
-		}
+		out[i] = d.entries(part, append(slices.Clone(e.Key), fmt.Sprint(i)), p)
 	}
 	return out, true
 }
 
-// arraySpans returns the lines [first, end) of each [[name]] table.
-func (d *Document) arraySpans(name string) [][2]int {
-	var spans [][2]int
-	for i, l := range d.lines {
-		t := strings.TrimSpace(l)
-		if !strings.HasPrefix(t, "[") {
-			continue
-		}
-		if len(spans) > 0 && spans[len(spans)-1][1] == 0 {
-			spans[len(spans)-1][1] = i + 1 // any header ends the table before it
-		}
-		if h, ok := strings.CutPrefix(t, "[["); ok && strings.TrimSpace(strings.SplitN(h, "]]", 2)[0]) == name {
-			spans = append(spans, [2]int{i + 1, 0})
-		}
+// alone parses the lines [first, end) of the file by themselves and
+// returns the one table of the array key they hold.
+func (d *Document) alone(key toml.Key, first, end int) (*part, map[string]toml.Primitive, bool) {
+	text := strings.Join(d.lines[first-1:end-1], "\n")
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(text, &top)
+	if err != nil {
+		return nil, nil, false
 	}
-	if len(spans) > 0 && spans[len(spans)-1][1] == 0 {
-		spans[len(spans)-1][1] = len(d.lines) + 1
+	prim, ok := top[key[0]]
+	for _, k := range key[1:] {
+		var m map[string]toml.Primitive
+		if !ok || md.PrimitiveDecode(prim, &m) != nil {
+			return nil, nil, false
+		}
+		prim, ok = m[k]
 	}
-	return spans
+	var tables []map[string]toml.Primitive
+	if !ok || md.PrimitiveDecode(prim, &tables) != nil || len(tables) != 1 {
+		return nil, nil, false
+	}
+	return &part{md: md, text: text, offset: first - 1}, tables[0], true
 }
 
-// keyLine returns the line in span that assigns key ("key = ..."), or
-// fallback when none does.
-func (d *Document) keyLine(key string, span [2]int, fallback int) int {
-	for n := span[0]; n < span[1] && n <= len(d.lines); n++ {
-		lhs, _, ok := strings.Cut(d.lines[n-1], "=")
-		if ok && strings.Trim(strings.TrimSpace(lhs), `"'`) == key {
-			return n
+// headers returns the lines of the [[name]] headers of the file, leaving
+// out lines inside multi-line strings.
+func (d *Document) headers(name string) []int {
+	var lines []int
+	open := "" // the delimiter of the multi-line string a line starts in
+	for i, l := range d.lines {
+		h, ok := strings.CutPrefix(strings.TrimSpace(l), "[[")
+		if ok && open == "" && strings.TrimSpace(strings.SplitN(h, "]]", 2)[0]) == name {
+			lines = append(lines, i+1)
+		}
+		open = openString(l, open)
+	}
+	return lines
+}
+
+// openString returns the delimiter of the multi-line string (three double
+// or three single quotes) still open at the end of line, given the one
+// open at its start.
+func openString(line, open string) string {
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case open != "" && c == '\\' && open[0] == '"':
+			i++ // an escape: \""" does not close the string
+		case open != "":
+			if strings.HasPrefix(line[i:], open) {
+				i += 2
+				// Up to two more quotes are the string's last characters.
+				for n := 0; n < 2 && i+1 < len(line) && line[i+1] == open[0]; n++ {
+					i++
+				}
+				open = ""
+			}
+		case c == '#':
+			return ""
+		case strings.HasPrefix(line[i:], `"""`) || strings.HasPrefix(line[i:], "'''"):
+			open = line[i : i+3]
+			i += 2
+		case c == '"' || c == '\'':
+			// A string of one line: skip to its closing quote.
+			for i++; i < len(line) && line[i] != c; i++ {
+				if c == '"' && line[i] == '\\' {
+					i++
+				}
+			}
 		}
 	}
-	return fallback
+	return open
 }
 
 // TypeName names the TOML type of a decoded value in messages, as the

@@ -86,3 +86,36 @@ func TestMessages(t *testing.T) {
 		}
 	}
 }
+
+// arrays has [[expect]] tables written with dotted keys and a sub-table,
+// and multi-line strings holding lines that look like a header or a key.
+const arrays = `description = """
+[[expect]]
+x = \"""
+"""
+[[expect]]
+name = '''
+min = 95 was too strict
+'''
+min = 1
+where.provider = "efa"
+where.size = "big"
+
+[[expect]]
+min = 2
+[expect.where]
+size = "big"
+`
+
+func TestArrayLines(t *testing.T) {
+	d, top, err := tomldoc.Parse("x.toml", []byte(arrays))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(lines(d, top), " ")
+	want := "description@1 expect@13 expect.0.min@9 expect.0.name@6 expect.0.where@10 expect.0.where.provider@10 " +
+		"expect.0.where.size@11 expect.1.min@14 expect.1.where@15 expect.1.where.size@16"
+	if got != want {
+		t.Errorf("entries\n%s\nwant\n%s", got, want)
+	}
+}
