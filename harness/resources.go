@@ -424,28 +424,93 @@ func (d *decoder) decodeEnv(e tomldoc.Entry) {
 	d.res.Container.Env = env
 }
 
+// maxShapeErrors bounds the nodes values whose ranks checkShape reports
+// one by one; it names the rest in one more error.
+const maxShapeErrors = 3
+
 // checkShape checks, once the axes are known, that the ranks of every
 // point spread evenly over its nodes, agreeing with ntasks_per_node when
-// it is given. It reports one error per offending pair of values.
-func (d *decoder) checkShape(ranks, nodes []any, ranksSet bool) {
+// it is given. It reports a nodes value once, with every ranks value that
+// does not fit it, so that long lists of both give a few lines, not one
+// per pair.
+func (d *decoder) checkShape(s *Sweep) {
 	tpn := d.res.NTasksPerNode
-	for _, n := range nodes {
-		if tpn > 0 && !ranksSet {
-			if r := n.(int) * tpn; r < 2 || r > 65536 {
-				d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.lines["slurm.ntasks_per_node"],
-					Key: "slurm.ntasks_per_node", Err: lineerr.Mark(ErrValue, "nodes = %d × ntasks_per_node = %d is %d ranks: want 2..65536", n, tpn, r)})
-			}
-			continue
-		}
-		for _, r := range ranks {
+	if _, ranksSet := d.values[paramNamed("ranks")]; tpn > 0 && !ranksSet {
+		d.checkTasks(s.valuesOf("nodes"), tpn)
+		return
+	}
+	reported := 0
+	var rest []any // nodes values that fail past the first maxShapeErrors
+	for _, n := range s.valuesOf("nodes") {
+		var uneven, others, perNode []any
+		for _, r := range s.valuesOf("ranks") {
 			switch {
 			case r.(int)%n.(int) != 0:
-				d.shapeError(lineerr.Mark(ErrValue, "ranks = %d do not spread evenly over nodes = %d", r, n))
+				uneven = append(uneven, r)
 			case tpn > 0 && r.(int) != n.(int)*tpn:
-				d.shapeError(lineerr.Mark(ErrValue, "ranks = %d over nodes = %d is %d per node, but ntasks_per_node = %d", r, n, r.(int)/n.(int), tpn))
+				others, perNode = append(others, r), append(perNode, r.(int)/n.(int))
 			}
 		}
+		switch {
+		case len(uneven)+len(others) == 0:
+			continue
+		case reported == maxShapeErrors:
+			rest = append(rest, n)
+			continue
+		}
+		reported++
+		if len(uneven) > 0 {
+			d.shapeError(lineerr.Mark(ErrValue, "ranks = %s do not spread evenly over nodes = %d", listText(uneven), n))
+		}
+		if len(others) > 0 {
+			d.shapeError(lineerr.Mark(ErrValue, "ranks = %s over nodes = %d %s %s per node, but ntasks_per_node = %d",
+				listText(others), n, isAre(others), listText(perNode), tpn))
+		}
 	}
+	if len(rest) > 0 {
+		d.shapeError(lineerr.Mark(ErrValue, "ranks do not fit nodes = %s either", listText(rest)))
+	}
+}
+
+// checkTasks checks that nodes × ntasks_per_node, a point's ranks when the
+// file gives no ranks, is a count the runner takes, for every nodes value
+// in one error.
+func (d *decoder) checkTasks(nodes []any, tpn int) {
+	var bad, ranks []any
+	for _, n := range nodes {
+		if r := n.(int) * tpn; r < 2 || r > 65536 {
+			bad, ranks = append(bad, n), append(ranks, r)
+		}
+	}
+	if len(bad) > 0 {
+		d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.lines["slurm.ntasks_per_node"], Key: "slurm.ntasks_per_node",
+			Err: lineerr.Mark(ErrValue, "nodes = %s × ntasks_per_node = %d %s %s ranks: want 2..65536", listText(bad), tpn, isAre(bad), listText(ranks))})
+	}
+}
+
+// listText writes values in a message: "3", "3 and 5", "3, 5 and 7", and
+// past five of them the first five and the count: "3, 5, 7, 9, 11, …
+// (100 values)".
+func listText(vals []any) string {
+	var words []string
+	for _, v := range vals[:min(len(vals), 5)] {
+		words = append(words, fmt.Sprint(v))
+	}
+	switch {
+	case len(vals) > len(words):
+		return fmt.Sprintf("%s, … (%d values)", strings.Join(words, ", "), len(vals))
+	case len(words) == 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// isAre returns the verb for the values of a listText.
+func isAre(vals []any) string {
+	if len(vals) == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // shapeError records an error of the shape against the nodes key, or the

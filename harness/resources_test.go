@@ -1,12 +1,16 @@
 package harness_test
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 )
 
 func TestParseResources(t *testing.T) {
@@ -128,6 +132,13 @@ func TestParseResourceErrors(t *testing.T) {
 			`sweeps/x.toml:4: params.ranks: ranks = 4 over nodes = 1 is 4 per node, but ntasks_per_node = 1`},
 		{"one rank", head + "[slurm]\nntasks_per_node = 1\n",
 			`sweeps/x.toml:4: slurm.ntasks_per_node: nodes = 1 × ntasks_per_node = 1 is 1 ranks: want 2..65536`},
+		// A nodes value once, with every ranks value that does not fit it.
+		{"ranks over nodes, lists", head + "[params]\nranks = [8, 16, 32]\n[slurm]\nnodes = [1, 2, 3]\nntasks_per_node = 8\n",
+			"sweeps/x.toml:6: slurm.nodes: ranks = 16 and 32 over nodes = 1 are 16 and 32 per node, but ntasks_per_node = 8\n" +
+				"sweeps/x.toml:6: slurm.nodes: ranks = 8 and 32 over nodes = 2 are 4 and 16 per node, but ntasks_per_node = 8\n" +
+				"sweeps/x.toml:6: slurm.nodes: ranks = 8, 16 and 32 do not spread evenly over nodes = 3"},
+		{"nodes times ntasks_per_node, lists", head + "[slurm]\nnodes = [1, 2, 3]\nntasks_per_node = 40000\n",
+			`sweeps/x.toml:5: slurm.ntasks_per_node: nodes = 2 and 3 × ntasks_per_node = 40000 are 80000 and 120000 ranks: want 2..65536`},
 		{"no image", head + "[container]\nworkdir = \"/w\"\n",
 			`sweeps/x.toml:3: container.image: missing required key`},
 		{"dockerd image", head + "[container]\nimage = \"dockerd://efaxx:1\"\n",
@@ -170,5 +181,28 @@ func TestParseResourceErrors(t *testing.T) {
 				t.Errorf("Parse(%q) error:\n%s\nwant:\n%s", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestShapeErrorsBounded checks that lists of ranks and nodes that do not
+// fit report a few lines, not one per pair, and that a sweep past
+// max_points reports only that.
+func TestShapeErrorsBounded(t *testing.T) {
+	var ranks, nodes []string
+	for i := range 100 {
+		ranks, nodes = append(ranks, fmt.Sprint(2*i+3)), append(nodes, fmt.Sprint(i+2))
+	}
+	text := head + "[params]\nranks = [" + strings.Join(ranks, ", ") + "]\n[slurm]\nnodes = [" + strings.Join(nodes, ", ") + "]\n"
+	want := "x.toml:6: slurm.nodes: ranks = 3, 5, 7, 9, 11, … (100 values) do not spread evenly over nodes = 2\n" +
+		"x.toml:6: slurm.nodes: ranks = 5, 7, 11, 13, 17, … (66 values) do not spread evenly over nodes = 3\n" +
+		"x.toml:6: slurm.nodes: ranks = 3, 5, 7, 9, 11, … (100 values) do not spread evenly over nodes = 4\n" +
+		"x.toml:6: slurm.nodes: ranks do not fit nodes = 5, 6, 7, 8, 9, … (97 values) either"
+	if _, err := harness.Parse("x.toml", []byte(text)); errText(err) != want {
+		t.Errorf("Parse error =\n%s\nwant\n%s", errText(err), want)
+	}
+	_, err := harness.Parse("x.toml", []byte("max_points = 100\n"+text))
+	var list lineerr.Errors
+	if !errors.As(err, &list) || len(list) != 1 || !errors.Is(err, harness.ErrTooLarge) {
+		t.Errorf("Parse error with max_points = 100 =\n%s\nwant only the max_points error", errText(err))
 	}
 }

@@ -250,12 +250,26 @@ func (d *decoder) resolve(s *Sweep) {
 		d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: "params.strategy", Err: err})
 	}
 	d.resolveResources(s)
-	limit := cmp.Or(d.maxPoints, MaxPoints)
-	if n := s.count(); n > limit {
-		d.errs = append(d.errs, &lineerr.Error{File: d.file, Err: lineerr.Mark(ErrTooLarge,
-			"sweep expands to %s points (%s), more than max_points = %d: a list where a range or one value was meant? "+
-				"A larger max_points at the top of the file allows it", countText(n), strings.Join(s.axisSizes(), " × "), limit)})
+	// The shape is checked pair by pair of ranks and nodes values: only in
+	// a sweep small enough to run, or a list written by mistake would
+	// report millions of pairs before the one error that matters.
+	if d.checkCount(s) {
+		d.checkShape(s)
 	}
+}
+
+// checkCount reports a sweep that expands to more points than its
+// max_points, and whether it is within them.
+func (d *decoder) checkCount(s *Sweep) bool {
+	limit := cmp.Or(d.maxPoints, MaxPoints)
+	n := s.count()
+	if n <= limit {
+		return true
+	}
+	d.errs = append(d.errs, &lineerr.Error{File: d.file, Err: lineerr.Mark(ErrTooLarge,
+		"sweep expands to %s points (%s), more than max_points = %d: a list where a range or one value was meant? "+
+			"A larger max_points at the top of the file allows it", countText(n), strings.Join(s.axisSizes(), " × "), limit)})
+	return false
 }
 
 // checkCombinations rejects params that are valid alone but not
@@ -297,18 +311,15 @@ func (d *decoder) defaultRanks(s *Sweep) {
 	}
 }
 
-// resolveResources fills s.Resources and checks that every point's ranks
-// fit its nodes.
+// resolveResources fills s.Resources.
 func (d *decoder) resolveResources(s *Sweep) {
 	s.Resources, s.slurmTables = d.res, d.slurmTables
 	if s.Resources.MPI == "" {
 		s.Resources.MPI = defaultMPI
 	}
-	_, ranksSet := d.values[paramNamed("ranks")]
-	if d.res.NTasksPerNode > 0 && !ranksSet {
+	if _, ranksSet := d.values[paramNamed("ranks")]; d.res.NTasksPerNode > 0 && !ranksSet {
 		s.ranksPerNode = d.res.NTasksPerNode
 	}
-	d.checkShape(s.valuesOf("ranks"), s.valuesOf("nodes"), ranksSet)
 }
 
 // HasSlurmTables reports whether the sweep file has a [slurm] or a
