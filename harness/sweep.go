@@ -246,9 +246,7 @@ func (d *decoder) resolve(s *Sweep) {
 	d.defaultRanks(s)
 	d.resolveExternal(s)
 	d.checkBenchmarks(s)
-	if err := checkCombinations(s); err != nil {
-		d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: "params.strategy", Err: err})
-	}
+	d.checkCombinations(s)
 	d.resolveResources(s)
 	// The shape is checked pair by pair of ranks and nodes values: only in
 	// a sweep small enough to run, or a list written by mistake would
@@ -274,23 +272,19 @@ func (d *decoder) checkCount(s *Sweep) bool {
 
 // checkCombinations rejects params that are valid alone but not
 // together: a strategy a benchmark of the sweep cannot use
-// (benchmarks.CheckStrategy).
-func checkCombinations(s *Sweep) error {
-	strategy := slices.Index(axes(), paramNamed("strategy"))
+// (benchmarks.CheckStrategy), once for each such benchmark and strategy.
+func (d *decoder) checkCombinations(s *Sweep) {
 	for _, name := range s.Benchmarks {
 		b, err := benchmarks.Lookup(name)
 		if err != nil {
 			continue
 		}
-		for _, v := range s.values[strategy] {
-			if st, ok := v.(string); ok {
-				if err := b.CheckStrategy(st); err != nil {
-					return lineerr.Mark(ErrValue, "%v", err)
-				}
+		for _, v := range s.valuesOf("strategy") {
+			if err := b.CheckStrategy(v.(string)); err != nil {
+				d.failParam(paramNamed("strategy"), lineerr.Mark(ErrValue, "%v", err))
 			}
 		}
 	}
-	return nil
 }
 
 // defaultRanks gives a sweep that leaves ranks unset the ranks its

@@ -104,6 +104,9 @@ func TestParseErrors(t *testing.T) {
 			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "alltoall" (did you mean "all2all"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external`},
 		{"unknown provider", head + "[params]\nprovider = \"verbs\"\n",
 			`sweeps/x.toml:4: params.provider: unknown provider "verbs"; known: auto, shm, tcp, efa`},
+		{"strategies benchmarks cannot use", "name = \"x\"\nbenchmark = [\"sendrecv\", \"proxy\"]\n[params]\nstrategy = [\"adaptive\", \"round-robin\"]\n",
+			"sweeps/x.toml:4: params.strategy: sendrecv cannot use the adaptive strategy: a receive must be posted on the rail its message arrives on before the sender picks one; use write or all2all, or a fixed strategy\n" +
+				"sweeps/x.toml:4: params.strategy: proxy cannot use the round-robin strategy: it writes to one peer at a time; use single, split, per-op or adaptive"},
 		{"ranks too few", head + "[params]\nranks = 1\n",
 			"sweeps/x.toml:4: params.ranks: benchmark write runs on 2..65536 ranks, got 1"},
 		{"window too large", head + "[params]\nwindow = 4097\n",
