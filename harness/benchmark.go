@@ -41,7 +41,7 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 				}
 			}
 		}
-		if p.name == "ranks" {
+		if p.name == "ranks" && !d.failed[p] {
 			d.checkRanks(s, p, s.values[i])
 		}
 	}
@@ -61,11 +61,14 @@ func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {
 }
 
 func (d *decoder) checkQueue(s *Sweep) {
+	if d.failed[paramNamed("cells")] {
+		return
+	}
 	if slices.Contains(s.Benchmarks, "proxy") && slices.Contains(s.valuesOf("cells"), any("host")) {
 		d.failParam(paramNamed("cells"), lineerr.Mark(ErrValue,
 			"cells \"host\" with benchmark proxy: its producer is the GPU; use pinned, managed or device"))
 	}
-	if !slices.Contains(s.Benchmarks, "queue") {
+	if !slices.Contains(s.Benchmarks, "queue") || d.failed[paramNamed("producer")] {
 		return
 	}
 	producer, cells := s.valuesOf("producer"), s.valuesOf("cells")

@@ -434,6 +434,9 @@ const maxShapeErrors = 3
 // does not fit it, so that long lists of both give a few lines, not one
 // per pair.
 func (d *decoder) checkShape(s *Sweep) {
+	if d.failed[paramNamed("ranks")] || d.failed[paramNamed("nodes")] || d.failedAt("slurm.ntasks_per_node") {
+		return
+	}
 	tpn := d.res.NTasksPerNode
 	if _, ranksSet := d.values[paramNamed("ranks")]; tpn > 0 && !ranksSet {
 		d.checkTasks(s.valuesOf("nodes"), tpn)

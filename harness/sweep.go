@@ -94,7 +94,7 @@ func newDecoder(file string, data []byte) (*decoder, []tomldoc.Entry, error) {
 		return nil, nil, err
 	}
 	return &decoder{file: file, doc: doc, values: make(map[*param][]any), entries: make(map[*param]tomldoc.Entry),
-		lines: make(map[string]int)}, top, nil
+		failed: make(map[*param]bool), lines: make(map[string]int)}, top, nil
 }
 
 // decoder validates the keys of one sweep file and collects every error.
@@ -105,6 +105,7 @@ type decoder struct {
 	desc        string
 	values      map[*param][]any         // values of the params the file sets
 	entries     map[*param]tomldoc.Entry // where the file sets them
+	failed      map[*param]bool          // params the file sets wrong: see resolve
 	expects     []Expect
 	maxPoints   int            // max_points; 0 for MaxPoints
 	res         Resources      // the [slurm] and [container] tables
@@ -218,16 +219,20 @@ func (d *decoder) decodeParam(p *param, e tomldoc.Entry) {
 	for _, err := range errs {
 		d.fail(e, err)
 	}
-	if errs == nil {
-		d.values[p] = vals
-		d.entries[p] = e
+	if errs != nil {
+		d.failed[p] = true
+		return
 	}
+	d.values[p] = vals
+	d.entries[p] = e
 }
 
 // resolve fills s from what the file set and the defaults, checks what the
 // benchmarks need of the params and the size of the expansion. A param the
 // file got wrong takes its default here, so the checks still run and every
-// error is reported at once; s is used only when there are none.
+// error is reported at once; s is used only when there are none. The
+// checks of a failed param against others are left out: its default is not
+// what the file meant, and would give errors that are not there.
 func (d *decoder) resolve(s *Sweep) {
 	if _, ok := d.values[benchmarkParam]; !ok {
 		return // missing or wrong: nothing to check the params against
@@ -274,6 +279,9 @@ func (d *decoder) checkCount(s *Sweep) bool {
 // together: a strategy a benchmark of the sweep cannot use
 // (benchmarks.CheckStrategy), once for each such benchmark and strategy.
 func (d *decoder) checkCombinations(s *Sweep) {
+	if d.failed[paramNamed("strategy")] {
+		return
+	}
 	for _, name := range s.Benchmarks {
 		b, err := benchmarks.Lookup(name)
 		if err != nil {

@@ -207,6 +207,15 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 			"sweeps/x.toml:4: params.ranks: item 2: want integer, got string\n" +
 				"sweeps/x.toml:4: params.ranks: duplicate value 3 (items 3 and 4)"},
 
+		// A param the file got wrong takes its default, which no check of
+		// params together may blame.
+		{"bad item, ranks over nodes", head + "[params]\nranks = [8, \"16\"]\n[slurm]\nnodes = 4\n",
+			"sweeps/x.toml:4: params.ranks: item 2: want integer, got string"},
+		{"bad ntasks_per_node, ranks over nodes", head + "[slurm]\nnodes = 4\nntasks_per_node = \"8\"\n",
+			"sweeps/x.toml:5: slurm.ntasks_per_node: want integer, got string"},
+		{"bad producer, cells", "name = \"x\"\nbenchmark = \"queue\"\n[params]\nproducer = \"CPU\"\ncells = \"host\"\n",
+			`sweeps/x.toml:4: params.producer: unknown producer "CPU"; known: gpu, cpu`},
+
 		// Syntax errors stop the parse.
 		{"syntax error", head + "[params]\nranks = = 2\nwindow = 0\n",
 			"sweeps/x.toml:4: syntax error: expected value but found '=' instead"},
