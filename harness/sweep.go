@@ -221,7 +221,12 @@ func (d *decoder) decodeParam(p *param, e tomldoc.Entry) {
 	}
 	if errs != nil {
 		d.failed[p] = true
-		return
+		// The benchmarks the file names right are kept to check the params
+		// against, each check being of one benchmark: a misspelt one must
+		// not hide what is wrong with the others.
+		if p != benchmarkParam || len(vals) == 0 {
+			return
+		}
 	}
 	d.values[p] = vals
 	d.entries[p] = e
@@ -235,7 +240,7 @@ func (d *decoder) decodeParam(p *param, e tomldoc.Entry) {
 // what the file meant, and would give errors that are not there.
 func (d *decoder) resolve(s *Sweep) {
 	if _, ok := d.values[benchmarkParam]; !ok {
-		return // missing or wrong: nothing to check the params against
+		return // missing, or no benchmark known: nothing to check the params against
 	}
 	s.Name, s.Description, s.Expects = d.name, d.desc, d.expects
 	for _, p := range axes() {
@@ -249,7 +254,10 @@ func (d *decoder) resolve(s *Sweep) {
 		s.Benchmarks = append(s.Benchmarks, b.(string))
 	}
 	d.defaultRanks(s)
-	d.resolveExternal(s)
+	// A misspelt benchmark may be the external one an [external] table is for.
+	if !d.failed[benchmarkParam] {
+		d.resolveExternal(s)
+	}
 	d.checkBenchmarks(s)
 	d.checkCombinations(s)
 	d.resolveResources(s)

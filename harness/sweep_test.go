@@ -216,6 +216,19 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 		{"bad producer, cells", "name = \"x\"\nbenchmark = \"queue\"\n[params]\nproducer = \"CPU\"\ncells = \"host\"\n",
 			`sweeps/x.toml:4: params.producer: unknown producer "CPU"; known: gpu, cpu`},
 
+		// A misspelt benchmark hides nothing about the others.
+		{"unknown benchmark and the others' errors", "name = \"x\"\nbenchmark = [\"write\", \"ipcc\"]\n[params]\nlaunch = \"1x1\"\nranks = 3\n[slurm]\nnodes = 2\n",
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "ipcc" (did you mean "ipc"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external` + "\n" +
+				"sweeps/x.toml:4: params.launch: applies to benchmarks ipc and ipc-all2all only, and the sweep runs write\n" +
+				"sweeps/x.toml:7: slurm.nodes: ranks = 3 do not spread evenly over nodes = 2"},
+		{"unknown benchmark and max_points", "max_points = 3\nname = \"x\"\nbenchmark = [\"write\", \"ipcc\"]\n[params]\nranks = [2, 4]\nwindow = [1, 2]\n",
+			`sweeps/x.toml:3: benchmark: item 2: unknown benchmark "ipcc" (did you mean "ipc"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external` + "\n" +
+				"sweeps/x.toml: sweep expands to 4 points (ranks 2 × window 2), more than max_points = 3: " +
+				"a list where a range or one value was meant? A larger max_points at the top of the file allows it"},
+
+		{"misspelt external, [external]", "name = \"x\"\nbenchmark = [\"write\", \"externl\"]\n[external]\nprogram = \"x\"\nparser = \"osu\"\n",
+			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "externl" (did you mean "external"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external`},
+
 		// Syntax errors stop the parse.
 		{"syntax error", head + "[params]\nranks = = 2\nwindow = 0\n",
 			"sweeps/x.toml:4: syntax error: expected value but found '=' instead"},
