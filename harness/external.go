@@ -470,7 +470,9 @@ func (d *decoder) resolveExternal(s *Sweep) {
 		return
 	}
 	d.externalDefaults(s)
-	if d.failedAt("external") {
+	// A sizes the file got wrong holds its default now: the placeholders
+	// judged against it would be false errors.
+	if d.failedAt("external") || d.failed[paramNamed("sizes")] {
 		return
 	}
 	sizes := s.valuesOf("sizes")[0].([]uint64)

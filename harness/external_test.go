@@ -220,6 +220,18 @@ flags = [[], ["-a"]]
 	}
 }
 
+// TestExternalBadSizes: a sizes the file got wrong is its one error; the
+// placeholders are not judged against the default that stands in for it.
+func TestExternalBadSizes(t *testing.T) {
+	text := "name = \"x\"\nbenchmark = \"external\"\n[params]\nsizes = [\"4KiB\", true]\n" +
+		"[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"-m\", \"{min_size}\"]\n"
+	_, err := harness.Parse("x.toml", []byte(text))
+	var list lineerr.Errors
+	if !errors.As(err, &list) || len(list) != 1 || list[0].Key != "params.sizes" {
+		t.Errorf("Parse = %v, want the one error of params.sizes", err)
+	}
+}
+
 // TestExpectToolBenchmark: an [[expect]] of an external sweep names the
 // tool's benchmark, as its runs are stored.
 func TestExpectToolBenchmark(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // Keys of the tables of an array of tables keep the order they have.
 func (d *Document) InFileOrder(entries []Entry) []Entry {
 	at := make(map[string]int)
-	for i, k := range d.md.Keys() {
+	for i, k := range d.whole.md.Keys() {
 		at[k.String()] = i
 	}
 	out := slices.Clone(entries)
