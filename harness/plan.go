@@ -24,7 +24,15 @@ type Plan struct {
 	Sweep  *Sweep
 	Jobs   []PlannedJob
 	Splits []Split // the shapes whose script Fit split across jobs
+
+	// steps is where each point runs, by point index, for StepOf; nil
+	// until StepOf needs it, and again when split moves points.
+	steps []stepAt
 }
+
+// stepAt is the job and step of a point; job is -1 for a point the plan
+// does not run.
+type stepAt struct{ job, step int }
 
 // Split says that the points of one shape run as several jobs: one script
 // of them all would have been Bytes long, more than the cluster takes.
@@ -47,12 +55,14 @@ type PlannedJob struct {
 // point, keeping the points' order within each job.
 func NewPlan(s *Sweep, points []Point) *Plan {
 	pl := &Plan{Sweep: s}
+	jobOf := map[Shape]int{} // a sweep may have as many shapes as points
 	for _, p := range points {
 		shape := Shape{Nodes: p.Nodes, Ranks: p.Ranks}
-		i := slices.IndexFunc(pl.Jobs, func(j PlannedJob) bool { return j.Shape == shape })
-		if i < 0 {
-			pl.Jobs = append(pl.Jobs, PlannedJob{Index: len(pl.Jobs), Shape: shape})
-			i = len(pl.Jobs) - 1
+		i, ok := jobOf[shape]
+		if !ok {
+			i = len(pl.Jobs)
+			jobOf[shape] = i
+			pl.Jobs = append(pl.Jobs, PlannedJob{Index: i, Shape: shape})
 		}
 		pl.Jobs[i].Points = append(pl.Jobs[i].Points, p)
 	}
@@ -135,16 +145,36 @@ func short(hash string) string {
 	return hash
 }
 
-// StepOf returns the job and step that run point index in pl.
+// StepOf returns the job and step that run point index in pl. It takes
+// constant time, as plan asks it for every point of a sweep that may have
+// a million; the first call indexes the plan.
 func (pl *Plan) StepOf(index int) (job, step int, ok bool) {
+	if pl.steps == nil {
+		pl.indexSteps()
+	}
+	if index < 0 || index >= len(pl.steps) || pl.steps[index].job < 0 {
+		return 0, 0, false
+	}
+	return pl.steps[index].job, pl.steps[index].step, true
+}
+
+// indexSteps records where each point of pl runs, by point index.
+func (pl *Plan) indexSteps() {
+	n := 0
 	for _, j := range pl.Jobs {
-		for s, p := range j.Points {
-			if p.Index == index {
-				return j.Index, s, true
-			}
+		for _, p := range j.Points {
+			n = max(n, p.Index+1)
 		}
 	}
-	return 0, 0, false
+	pl.steps = make([]stepAt, n)
+	for i := range pl.steps {
+		pl.steps[i].job = -1
+	}
+	for _, j := range pl.Jobs {
+		for s, p := range j.Points {
+			pl.steps[p.Index] = stepAt{j.Index, s}
+		}
+	}
 }
 
 // Fit renders the scripts of every job of pl, as Render does, and splits
@@ -192,6 +222,7 @@ func (pl *Plan) split(i, parts, bytes, max int) {
 	for k := range pl.Jobs {
 		pl.Jobs[k].Index = k
 	}
+	pl.steps = nil // the points moved
 	k := slices.IndexFunc(pl.Splits, func(s Split) bool { return s.Shape == j.Shape })
 	if k < 0 { // the first split of the shape: its script was whole
 		pl.Splits = append(pl.Splits, Split{Shape: j.Shape, Bytes: bytes, Max: max})

@@ -138,3 +138,54 @@ func TestPlanFitsScripts(t *testing.T) {
 		t.Errorf("a step that alone passes max_script_size: %v, want an error naming it", err)
 	}
 }
+
+// TestPlanStepOf: StepOf finds every point a plan runs in the job and step
+// that hold it, a point the plan leaves out in none, and follows the points
+// when Fit splits a job after StepOf was first asked.
+func TestPlanStepOf(t *testing.T) {
+	var iters []string
+	for i := 1; i <= 60; i++ {
+		iters = append(iters, fmt.Sprint(i))
+	}
+	s := mustParse(t, head+"[params]\nranks = [2, 4]\niterations = ["+strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
+	var points []harness.Point
+	for _, p := range s.Points() {
+		if p.Index%3 != 0 { // as submit plans only the points it selects
+			points = append(points, p)
+		}
+	}
+	pl := harness.NewPlan(s, points)
+	checkStepOf(t, "NewPlan", pl, len(s.Points()))
+
+	runner := harness.RunnerBinary{Path: "/opt/efaxx/bin/efaxx-runner"}
+	scripts, err := goldenSession(s).Render(pl, runner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := goldenSession(s).Fit(pl, runner, len(scripts[0])/3); err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.Jobs) <= 2 {
+		t.Fatalf("Fit kept %d jobs, want the two shapes split", len(pl.Jobs))
+	}
+	checkStepOf(t, "Fit", pl, len(s.Points()))
+}
+
+// checkStepOf checks StepOf on pl for every index of a sweep of n points,
+// and beyond them.
+func checkStepOf(t *testing.T, after string, pl *harness.Plan, n int) {
+	t.Helper()
+	want := map[int][2]int{}
+	for _, j := range pl.Jobs {
+		for step, p := range j.Points {
+			want[p.Index] = [2]int{j.Index, step}
+		}
+	}
+	for i := -1; i <= n; i++ {
+		job, step, ok := pl.StepOf(i)
+		w, wantOK := want[i]
+		if ok != wantOK || ok && [2]int{job, step} != w {
+			t.Errorf("after %s: StepOf(%d) = %d, %d, %v, want %d, %d, %v", after, i, job, step, ok, w[0], w[1], wantOK)
+		}
+	}
+}
