@@ -71,9 +71,10 @@ type planRow struct {
 }
 
 func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s *harness.Sweep, showSlurm bool) error {
-	pl := harness.NewPlan(s, s.Points())
+	points := s.Points() // once: a sweep may have a million
+	pl := harness.NewPlan(s, points)
 	if !showSlurm {
-		return writeTable(w, format, planTable(s, pl))
+		return writeTable(w, format, planTable(s, points, pl))
 	}
 	ss, err := harness.PlanSession(workdir, s)
 	if err != nil {
@@ -92,11 +93,11 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 	if err != nil {
 		return err
 	}
-	if err := writeTable(w, format, planTable(s, pl)); err != nil || format != "table" {
+	if err := writeTable(w, format, planTable(s, points, pl)); err != nil || format != "table" {
 		return err
 	}
 	fmt.Fprintln(w)
-	if err := writeTable(w, format, stepTable(pl)); err != nil {
+	if err := writeTable(w, format, stepTable(points, pl)); err != nil {
 		return err
 	}
 	for _, sp := range pl.Splits {
@@ -111,13 +112,15 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 	return nil
 }
 
-func planTable(s *harness.Sweep, pl *harness.Plan) *table {
+// planTable is the table of the points of sweep s, each with its job and
+// step in plan pl.
+func planTable(s *harness.Sweep, points []harness.Point, pl *harness.Plan) *table {
 	t := &table{header: []string{"#", "POINT", "RANKS", "PROVIDER", "SIZES", "ITERS", "WARMUP", "TIMEOUT", "HASH"}}
 	if s.External != nil {
 		t.header = []string{"#", "POINT", "RANKS", "SIZES", "TIMEOUT", "HASH", "COMMAND (each rank, no shell)"}
 	}
-	var rows []planRow
-	for _, p := range s.Points() {
+	rows := make([]planRow, 0, len(points))
+	for _, p := range points {
 		if s.External != nil {
 			t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(p.Ranks), sizeRange(p.Sizes), p.Timeout.String(),
 				p.Hash, externalCommand(p))
@@ -150,10 +153,10 @@ func externalCommand(p harness.Point) string {
 	return strings.Join(words, " ")
 }
 
-// stepTable is the point → job/step table of a plan.
-func stepTable(pl *harness.Plan) *table {
+// stepTable is the point → job/step table of plan pl.
+func stepTable(points []harness.Point, pl *harness.Plan) *table {
 	t := &table{header: []string{"#", "POINT", "JOB", "STEP", "SHAPE", "STEP NAME"}}
-	for _, p := range pl.Sweep.Points() {
+	for _, p := range points {
 		job, step, _ := pl.StepOf(p.Index)
 		t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(job), strconv.Itoa(step), pl.Jobs[job].Shape.String(), harness.StepName(p))
 	}
