@@ -11,7 +11,7 @@ import (
 // quotes, inside which bash expands nothing. A single quote in s closes
 // the quotes, goes in escaped with a backslash, and reopens them.
 func Quote(s string) string {
-	if s != "" && strings.Trim(s, safeChars) == "" {
+	if s != "" && !strings.ContainsFunc(s, special) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -20,6 +20,19 @@ func Quote(s string) string {
 // safeChars are the characters a shell word may hold unquoted and mean
 // itself: no expansion, globbing, word splitting or redirection.
 const safeChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-"
+
+// safe holds safeChars as a set, made once: a script quotes several words
+// for each of up to a million steps, and strings.Trim would make the set
+// on every call.
+var safe = func() (set [128]bool) {
+	for _, c := range safeChars {
+		set[c] = true
+	}
+	return set
+}()
+
+// special reports whether r is not one of safeChars.
+func special(r rune) bool { return r >= 128 || !safe[r] }
 
 // quoteAll quotes each word and joins them with spaces.
 func quoteAll(words []string) string {
