@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -121,11 +122,21 @@ func (s *Sweep) dims() [][]any {
 // Params returns them (keys sorted). It depends only on the resolved values,
 // not on how the file spelled them.
 func (s *Sweep) Points() []Point {
+	points, _ := s.PointsContext(context.Background()) // never done: no error
+	return points
+}
+
+// PointsContext is Points that stops when ctx is done, returning its
+// error: a million points take seconds to expand.
+func (s *Sweep) PointsContext(ctx context.Context) ([]Point, error) {
 	all := axes()
 	dims := s.dims()
 	varying := s.varying()
 	points := make([]Point, s.count())
 	for i := range points {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		p := Point{Index: i, varying: varying}
 		if s.External != nil {
 			p.External = &PointExternal{spec: s.External, vars: map[string]any{}}
@@ -152,7 +163,7 @@ func (s *Sweep) Points() []Point {
 		p.Hash = p.hash()
 		points[i] = p
 	}
-	return points
+	return points, nil
 }
 
 // varying returns the names of the params, benchmark excluded, that take

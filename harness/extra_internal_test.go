@@ -39,7 +39,7 @@ func TestExtraAsSbatchReadsIt(t *testing.T) {
 		if extra != "" {
 			j.Alloc.Extra = []string{extra}
 		}
-		text, err := slurm.Render(j)
+		text, err := slurm.Render(t.Context(), j)
 		if err != nil {
 			t.Fatalf("render with %q: %v", extra, err)
 		}

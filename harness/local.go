@@ -52,7 +52,10 @@ func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []
 		return nil, nil, fmt.Errorf("sweep %s runs in the container image %s: efaxx run starts its ranks on this machine, "+
 			"outside any container; submit the sweep to Slurm with efaxx submit, where pyxis runs them in the image", s.Name, c.Image)
 	}
-	points := s.Points()
+	points, err := s.PointsContext(ctx)
+	if err != nil {
+		return nil, nil, ErrInterrupted
+	}
 	for _, p := range points {
 		if p.Nodes > 1 {
 			return nil, nil, fmt.Errorf("point %d (%s) asks for %d nodes: efaxx run uses this machine only; submit the sweep to Slurm with efaxx submit",

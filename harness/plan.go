@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -98,8 +99,9 @@ const ScriptName = "job.sh"
 func StepName(p Point) string { return fmt.Sprintf("p%03d-%s", p.Index, p.Hash) }
 
 // SlurmJob describes planned job j of plan pl in session ss to the slurm
-// package, which renders it.
-func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r RunnerBinary) *slurm.Job {
+// package, which renders it. It stops when ctx is done, returning its
+// error: a job may have a million steps.
+func (ss *Session) SlurmJob(ctx context.Context, pl *Plan, j *PlannedJob, r RunnerBinary) (*slurm.Job, error) {
 	res := &pl.Sweep.Resources
 	job := &slurm.Job{
 		Name:   "efaxx-" + pl.Sweep.Name,
@@ -115,13 +117,16 @@ func (ss *Session) SlurmJob(pl *Plan, j *PlannedJob, r RunnerBinary) *slurm.Job 
 		container = ss.container(c, r)
 	}
 	for _, p := range j.Points {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		job.Steps = append(job.Steps, slurm.Step{
 			Name: StepName(p), Dir: ss.RunDir(p), Nodes: p.Nodes, NTasks: p.Ranks,
 			NTasksPerNode: p.Ranks / p.Nodes, MPI: res.MPI, Container: container,
 			Command: append(append([]string{r.Path}, p.RunnerArgs()...), "--out", ss.RunDir(p)),
 		})
 	}
-	return job
+	return job, nil
 }
 
 // header returns the comment lines of job j's script.
@@ -182,10 +187,10 @@ func (pl *Plan) indexSteps() {
 // max_script_size, into jobs of its shape with fewer steps, until every
 // script fits: a valid sweep is never refused for the size of its script.
 // pl.Splits records each shape it split. A job of one step too large is
-// an error.
-func (ss *Session) Fit(pl *Plan, r RunnerBinary, max int) ([][]byte, error) {
+// an error. It stops when ctx is done, returning its error.
+func (ss *Session) Fit(ctx context.Context, pl *Plan, r RunnerBinary, max int) ([][]byte, error) {
 	for {
-		scripts, err := ss.Render(pl, r)
+		scripts, err := ss.Render(ctx, pl, r)
 		if err != nil {
 			return nil, err
 		}
@@ -239,10 +244,15 @@ func (pl *Plan) split(i, parts, bytes, max int) {
 }
 
 // Render renders the scripts of every job of pl in session ss, in order.
-func (ss *Session) Render(pl *Plan, r RunnerBinary) ([][]byte, error) {
+// It stops when ctx is done, returning its error.
+func (ss *Session) Render(ctx context.Context, pl *Plan, r RunnerBinary) ([][]byte, error) {
 	var scripts [][]byte
 	for i := range pl.Jobs {
-		script, err := slurm.Render(ss.SlurmJob(pl, &pl.Jobs[i], r))
+		job, err := ss.SlurmJob(ctx, pl, &pl.Jobs[i], r)
+		if err != nil {
+			return nil, err
+		}
+		script, err := slurm.Render(ctx, job)
 		if err != nil {
 			return nil, fmt.Errorf("sweep %s job %d: %w", pl.Sweep.Name, i, err)
 		}

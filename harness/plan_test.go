@@ -37,7 +37,7 @@ func TestPlanGolden(t *testing.T) {
 			if s.Resources.Container != nil {
 				runner = harness.RunnerBinary{Path: harness.ImageRunner, Digest: "sha256:" + strings.Repeat("ab", 32)}
 			}
-			scripts, err := goldenSession(s).Render(pl, runner)
+			scripts, err := goldenSession(s).Render(t.Context(), pl, runner)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestPlanFitsScripts(t *testing.T) {
 	runner := harness.RunnerBinary{Path: "/opt/efaxx/bin/efaxx-runner"}
 	for _, max := range []int{4 << 20, 256 << 10} {
 		pl := harness.NewPlan(s, s.Points())
-		scripts, err := goldenSession(s).Fit(pl, runner, max)
+		scripts, err := goldenSession(s).Fit(t.Context(), pl, runner, max)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestPlanFitsScripts(t *testing.T) {
 		}
 	}
 	pl := harness.NewPlan(s, s.Points()[:3])
-	if _, err := goldenSession(s).Fit(pl, runner, 1000); err == nil || !strings.Contains(err.Error(), "max_script_size") {
+	if _, err := goldenSession(s).Fit(t.Context(), pl, runner, 1000); err == nil || !strings.Contains(err.Error(), "max_script_size") {
 		t.Errorf("a step that alone passes max_script_size: %v, want an error naming it", err)
 	}
 }
@@ -158,11 +158,11 @@ func TestPlanStepOf(t *testing.T) {
 	checkStepOf(t, "NewPlan", pl, len(s.Points()))
 
 	runner := harness.RunnerBinary{Path: "/opt/efaxx/bin/efaxx-runner"}
-	scripts, err := goldenSession(s).Render(pl, runner)
+	scripts, err := goldenSession(s).Render(t.Context(), pl, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := goldenSession(s).Fit(pl, runner, len(scripts[0])/3); err != nil {
+	if _, err := goldenSession(s).Fit(t.Context(), pl, runner, len(scripts[0])/3); err != nil {
 		t.Fatal(err)
 	}
 	if len(pl.Jobs) <= 2 {

@@ -60,7 +60,11 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 	if err != nil {
 		return nil, err
 	}
-	points, skipped, err := x.selectPoints(ctx, s.Name, s.Points(), runner.Version, opts)
+	all, err := s.PointsContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	points, skipped, err := x.selectPoints(ctx, s.Name, all, runner.Version, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -93,10 +97,10 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 		max = slurm.DefaultMaxScriptSize
 		sub.Warnings = append(sub.Warnings, fmt.Sprintf("%v: scripts are kept within Slurm's default max_script_size, %d bytes", err, max))
 	}
-	if _, err := sub.Session.Fit(sub.Plan, runner, max); err != nil {
+	if _, err := sub.Session.Fit(ctx, sub.Plan, runner, max); err != nil {
 		return nil, err
 	}
-	if err := writePlan(sub.Session, sub.Plan, runner); err != nil {
+	if err := writePlan(ctx, sub.Session, sub.Plan, runner); err != nil {
 		return nil, err
 	}
 	for i := range sub.Plan.Jobs {
@@ -156,8 +160,11 @@ func (x *SlurmExecutor) selectPoints(ctx context.Context, sweepName string, poin
 // submitJob writes job j's script and run directories, submits it, and
 // records it.
 func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j *PlannedJob, r RunnerBinary) (*results.Job, error) {
-	spec := ss.SlurmJob(pl, j, r)
-	script, err := slurm.Render(spec)
+	spec, err := ss.SlurmJob(ctx, pl, j, r)
+	if err != nil {
+		return nil, err
+	}
+	script, err := slurm.Render(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +243,14 @@ type plannedStep struct {
 }
 
 // writePlan writes the plan file of pl into session ss.
-func writePlan(ss *Session, pl *Plan, r RunnerBinary) error {
+func writePlan(ctx context.Context, ss *Session, pl *Plan, r RunnerBinary) error {
 	pf := planFile{Sweep: pl.Sweep.Name, SweepHash: pl.Sweep.Hash, Session: ss.ID, Runner: r, Resources: pl.Sweep.Resources}
 	for i := range pl.Jobs {
 		j := &pl.Jobs[i]
-		spec := ss.SlurmJob(pl, j, r)
+		spec, err := ss.SlurmJob(ctx, pl, j, r)
+		if err != nil {
+			return err
+		}
 		for k, p := range j.Points {
 			pf.Points = append(pf.Points, plannedStep{Index: p.Index, Hash: p.Hash, Label: p.Label(),
 				Benchmark: p.Tool(), Params: p.Params(), Sizes: p.Sizes, Ranks: p.Ranks, Nodes: p.Nodes,

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,8 +36,9 @@ func stepOutput(dir string) string {
 // allocation, each value escaped for sbatch; the body runs the steps one
 // after the other, every value quoted for the shell, and records through
 // traps how the job and each step ended. The job exits 1 when a step
-// failed, so Slurm reports it FAILED.
-func Render(j *Job) ([]byte, error) {
+// failed, so Slurm reports it FAILED. It stops when ctx is done, returning
+// its error: a job may have a million steps.
+func Render(ctx context.Context, j *Job) ([]byte, error) {
 	if err := j.Validate(); err != nil {
 		return nil, fmt.Errorf("render job %q: %w", j.Name, err)
 	}
@@ -55,6 +57,9 @@ func Render(j *Job) ([]byte, error) {
 		fmt.Fprintf(&b, "export %s=%s\n", e.Name, Quote(e.Value))
 	}
 	for i := range j.Steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		s := &j.Steps[i]
 		fmt.Fprintf(&b, "\n# step %d: %s\n", i, s.Name)
 		writeWords(&b, append([]string{"efaxx_step", Quote(s.Dir)}, srunWords(s)...))

@@ -84,7 +84,7 @@ func setupScript(t *testing.T, withContainer bool) (*scriptRun, *slurm.Job) {
 // start renders job into its directory and starts bash on it.
 func (r *scriptRun) start(t *testing.T, job *slurm.Job) *exec.Cmd {
 	t.Helper()
-	script, err := slurm.Render(job)
+	script, err := slurm.Render(t.Context(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestValidateContainer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.c
 			job := &slurm.Job{Name: "j", Dir: "/jobs/j", Steps: []slurm.Step{{Name: "s", Dir: "/runs/s", Container: &c, Command: []string{tt.cmd}}}}
-			if _, err := slurm.Render(job); err == nil || err.Error() != tt.want {
+			if _, err := slurm.Render(t.Context(), job); err == nil || err.Error() != tt.want {
 				t.Errorf("Render error =\n%v\nwant\n%s", err, tt.want)
 			}
 		})

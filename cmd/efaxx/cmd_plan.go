@@ -89,7 +89,7 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 		r = cr // else the image is not built yet: its digest is unknown
 	}
 	max, from := maxScriptSize(ctx)
-	scripts, err := ss.Fit(pl, r, max)
+	scripts, err := ss.Fit(ctx, pl, r, max)
 	if err != nil {
 		return err
 	}
