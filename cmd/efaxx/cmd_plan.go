@@ -70,11 +70,16 @@ type planRow struct {
 	Step       int            `json:"step"` // its step in that job
 }
 
+// runPlan writes the plan of sweep s to w. It stops when ctx is done,
+// returning its error: a sweep may have a million points.
 func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s *harness.Sweep, showSlurm bool) error {
-	points := s.Points() // once: a sweep may have a million
+	points, err := s.PointsContext(ctx) // once: a sweep may have a million
+	if err != nil {
+		return err
+	}
 	pl := harness.NewPlan(s, points)
 	if !showSlurm {
-		return writeTable(w, format, planTable(s, points, pl))
+		return writePlanTable(ctx, w, format, s, points, pl)
 	}
 	ss, err := harness.PlanSession(workdir, s)
 	if err != nil {
@@ -93,11 +98,15 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 	if err != nil {
 		return err
 	}
-	if err := writeTable(w, format, planTable(s, points, pl)); err != nil || format != "table" {
+	if err := writePlanTable(ctx, w, format, s, points, pl); err != nil || format != "table" {
 		return err
 	}
 	fmt.Fprintln(w)
-	if err := writeTable(w, format, stepTable(points, pl)); err != nil {
+	t, err := stepTable(ctx, points, pl)
+	if err != nil {
+		return err
+	}
+	if err := writeTable(w, format, t); err != nil {
 		return err
 	}
 	for _, sp := range pl.Splits {
@@ -105,6 +114,9 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 			"max_script_size, %s (%s)\n", sp.Points, sp.Shape, sp.Jobs, byteCount(sp.Bytes), byteCount(sp.Max), from)
 	}
 	for i, script := range scripts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		j := &pl.Jobs[i]
 		fmt.Fprintf(w, "\n==> job %d: %s, %d steps: %s/%s <==\n", j.Index, j.Shape, len(j.Points), ss.JobDir(j), harness.ScriptName)
 		numberLines(w, script)
@@ -112,15 +124,27 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 	return nil
 }
 
+// writePlanTable writes the table of the points of plan pl.
+func writePlanTable(ctx context.Context, w io.Writer, format string, s *harness.Sweep, points []harness.Point, pl *harness.Plan) error {
+	t, err := planTable(ctx, s, points, pl)
+	if err != nil {
+		return err
+	}
+	return writeTable(w, format, t)
+}
+
 // planTable is the table of the points of sweep s, each with its job and
-// step in plan pl.
-func planTable(s *harness.Sweep, points []harness.Point, pl *harness.Plan) *table {
+// step in plan pl. It stops when ctx is done, returning its error.
+func planTable(ctx context.Context, s *harness.Sweep, points []harness.Point, pl *harness.Plan) (*table, error) {
 	t := &table{header: []string{"#", "POINT", "RANKS", "PROVIDER", "SIZES", "ITERS", "WARMUP", "TIMEOUT", "HASH"}}
 	if s.External != nil {
 		t.header = []string{"#", "POINT", "RANKS", "SIZES", "TIMEOUT", "HASH", "COMMAND (each rank, no shell)"}
 	}
 	rows := make([]planRow, 0, len(points))
 	for _, p := range points {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if s.External != nil {
 			t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(p.Ranks), sizeRange(p.Sizes), p.Timeout.String(),
 				p.Hash, externalCommand(p))
@@ -133,7 +157,7 @@ func planTable(s *harness.Sweep, points []harness.Point, pl *harness.Plan) *tabl
 			Hash: p.Hash, Label: p.Label(), RunnerArgs: p.RunnerArgs(), Job: job, Step: step})
 	}
 	t.records = rows
-	return t
+	return t, nil
 }
 
 // externalCommand shows the argv an external point runs, with
@@ -153,14 +177,18 @@ func externalCommand(p harness.Point) string {
 	return strings.Join(words, " ")
 }
 
-// stepTable is the point → job/step table of plan pl.
-func stepTable(points []harness.Point, pl *harness.Plan) *table {
+// stepTable is the point → job/step table of plan pl. It stops when ctx
+// is done, returning its error.
+func stepTable(ctx context.Context, points []harness.Point, pl *harness.Plan) (*table, error) {
 	t := &table{header: []string{"#", "POINT", "JOB", "STEP", "SHAPE", "STEP NAME"}}
 	for _, p := range points {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		job, step, _ := pl.StepOf(p.Index)
 		t.add(strconv.Itoa(p.Index), p.Label(), strconv.Itoa(job), strconv.Itoa(step), pl.Jobs[job].Shape.String(), harness.StepName(p))
 	}
-	return t
+	return t, nil
 }
 
 // maxScriptSize returns the largest job script the cluster takes, and
