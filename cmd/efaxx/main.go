@@ -34,6 +34,11 @@ const (
 	exitError   = 3 // anything else: no store, a run not found, a run that did not end ok, I/O
 )
 
+// exitSignal plus a signal's number is the exit status of a command the
+// signal stopped, as a shell reports a command a signal killed: 130 for
+// SIGINT (Ctrl-C), 143 for SIGTERM.
+const exitSignal = 128
+
 // exitStatus is the EXIT STATUS block of a command's help. verdict says
 // what exit status 1 means for a command that judges; "" for a command
 // that does not.
@@ -43,7 +48,8 @@ func exitStatus(verdict string) string {
 		b += "   1  " + verdict + "\n"
 	}
 	return b + `   2  the command line was wrong: an unknown command or flag, a bad value (one line on stderr, then the usage)
-   3  anything else: no store at --db, a run or sweep not found, a run that did not end ok, an I/O error`
+   3  anything else: no store at --db, a run or sweep not found, a run that did not end ok, an I/O error
+ 130  interrupted: Ctrl-C (SIGINT); 143 for SIGTERM`
 }
 
 // errVerdict marks a command that judged and found fault, and has said so
@@ -54,14 +60,28 @@ var errVerdict = errors.New("verdict: fault found")
 // as a run that did not end ok: exit status 3, with nothing more printed.
 var errReported = errors.New("failure reported")
 
+// interrupted is why a signal ended the command's context.
+type interrupted struct{ sig syscall.Signal }
+
+func (e interrupted) Error() string {
+	if e.sig == syscall.SIGTERM {
+		return "terminated (SIGTERM)"
+	}
+	return "interrupted (SIGINT)"
+}
+
 // usageError is a command-line mistake; hint says how to fix it.
 type usageError struct{ msg, hint string }
 
 func (e *usageError) Error() string { return e.msg }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// Not signal.NotifyContext: its cause does not say which signal came,
+	// and the exit status does.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() { cancel(interrupted{(<-sigs).(syscall.Signal)}) }()
 	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
 }
 
@@ -71,6 +91,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = app.RunContext(ctx, cl.args)
 	}
+	if err != nil && ctx.Err() != nil {
+		// The command stopped because it was told to, whatever error
+		// that gave it.
+		err = context.Cause(ctx)
+	}
 	return exitCode(err, cl, stderr)
 }
 
@@ -78,9 +103,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func exitCode(err error, cl *commandLine, stderr io.Writer) int {
 	var usage *usageError
 	var list lineerr.Errors
+	var intr interrupted
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &intr):
+		fmt.Fprintln(stderr, "efaxx:", err)
+		return exitSignal + int(intr.sig)
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "efaxx: interrupted")
+		return exitSignal + int(syscall.SIGINT)
 	case errors.Is(err, errVerdict):
 		return exitVerdict
 	case errors.Is(err, errReported):
