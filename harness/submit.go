@@ -224,6 +224,10 @@ type planFile struct {
 	Runner    RunnerBinary  `json:"runner"`
 	Resources Resources     `json:"resources"`
 	Points    []plannedStep `json:"points"`
+
+	// byIndex is the position in Points of each point, by its index, for
+	// point; nil until point needs it.
+	byIndex map[int]int
 }
 
 // plannedStep is one point of a planFile.
@@ -277,12 +281,18 @@ func readPlan(dir string) (*planFile, error) {
 	return &pf, nil
 }
 
-// point returns the planned point of index, or an error.
+// point returns the planned point of index, or an error. It takes
+// constant time, as sync asks it for every step of a session that may have
+// a million; the first call indexes the plan.
 func (pf *planFile) point(index int) (*plannedStep, error) {
-	for i := range pf.Points {
-		if pf.Points[i].Index == index {
-			return &pf.Points[i], nil
+	if pf.byIndex == nil {
+		pf.byIndex = make(map[int]int, len(pf.Points))
+		for i := range pf.Points {
+			pf.byIndex[pf.Points[i].Index] = i
 		}
+	}
+	if i, ok := pf.byIndex[index]; ok {
+		return &pf.Points[i], nil
 	}
 	return nil, fmt.Errorf("plan of session %s has no point %d", pf.Session, index)
 }
