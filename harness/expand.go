@@ -68,6 +68,10 @@ func (s *Sweep) count() int {
 	return n
 }
 
+// Len returns how many points s expands to, without expanding it: a
+// valid sweep has at most its max_points.
+func (s *Sweep) Len() int { return s.count() }
+
 // countText writes a count of count(), "more than 9223372036854775807"
 // when it overflowed.
 func countText(n int) string {

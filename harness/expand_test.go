@@ -358,7 +358,7 @@ func TestPointsTooMany(t *testing.T) {
 	}
 	// The file may raise the limit.
 	s, err := harness.Parse("big.toml", []byte("max_points = 160000\n"+text))
-	if err != nil || len(s.Points()) != 160000 {
+	if err != nil || len(s.Points()) != 160000 || s.Len() != 160000 {
 		t.Errorf("Parse() with max_points = 160000: %v", err)
 	}
 	if _, err := harness.Parse("big.toml", []byte("max_points = 0\n"+text)); !strings.Contains(errText(err), "big.toml:1: max_points: 0 is out of range") {
