@@ -81,7 +81,13 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() { cancel(interrupted{(<-sigs).(syscall.Signal)}) }()
+	go func() {
+		sig := <-sigs
+		// A second signal kills efaxx at once, should a command not
+		// look at its context in a long loop.
+		signal.Stop(sigs)
+		cancel(interrupted{sig.(syscall.Signal)})
+	}()
 	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
 }
 
