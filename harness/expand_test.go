@@ -390,3 +390,26 @@ func TestParamValue(t *testing.T) {
 		}
 	}
 }
+
+// TestLenShipped: Len, which validate prints, counts what Points expands
+// to for every sweep efaxx ships.
+func TestLenShipped(t *testing.T) {
+	files, _ := filepath.Glob("../sweeps/*/*.toml")
+	top, _ := filepath.Glob("../sweeps/*.toml")
+	for _, f := range append(files, top...) {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := harness.Parse(f, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(s.Points()); s.Len() != n {
+			t.Errorf("%s: Len() = %d, Points() has %d", f, s.Len(), n)
+		}
+	}
+	if len(files) < 8 {
+		t.Fatalf("found %d sweep files under ../sweeps, want the published and local ones", len(files))
+	}
+}
