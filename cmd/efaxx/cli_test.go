@@ -340,17 +340,19 @@ func TestRunsListing(t *testing.T) {
 }
 
 // TestPointLabels: runs and show name a run's point by its benchmark and
-// the parameters that vary within its sweep, so that two points of a sweep
-// never share a label, and a sweep of one point gets its benchmark alone.
+// the parameters that vary among its sweep's points of one benchmark, so
+// that two points of a sweep never share a label, and a sweep of one point
+// gets its benchmark alone.
 func TestPointLabels(t *testing.T) {
 	db := writeSynth(t,
 		&synth.Run{UID: "a", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096},
-			Params: map[string]any{"provider": "shm", "memory": "host", "slots": 64}},
+			Params: map[string]any{"provider": "shm", "memory": "host", "slots": 64, "chunk": 8 << 20}},
 		&synth.Run{UID: "b", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096},
-			Params: map[string]any{"provider": "shm", "memory": "pinned", "slots": 64}},
-		// sendrecv has no slots: a parameter that only write has does not vary.
+			Params: map[string]any{"provider": "shm", "memory": "pinned", "slots": 64, "chunk": 8 << 20}},
+		// sendrecv has no slots, and its chunk by default is not write's:
+		// neither varies within a benchmark, so neither names a point.
 		&synth.Run{UID: "c", Benchmark: "sendrecv", Ranks: 2, Sizes: []uint64{4096},
-			Params: map[string]any{"provider": "shm", "memory": "host"}},
+			Params: map[string]any{"provider": "shm", "memory": "host", "chunk": 1 << 20}},
 		&synth.Run{UID: "d", Sweep: "one-point", Benchmark: "write", Ranks: 2, Sizes: []uint64{4096},
 			Params: map[string]any{"provider": "shm", "memory": "pinned"}})
 	code, stdout, stderr := efaxx(t, "--db", db, "runs", "--no-sync", "--sort", "id", "--columns", "run,point", "--format", "csv")

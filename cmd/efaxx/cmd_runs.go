@@ -235,9 +235,10 @@ func syncFirst(ctx context.Context, stderr io.Writer, db *results.DB, workdir st
 }
 
 // pointLabels names runs by their benchmark and the parameters that vary
-// among the stored points of their sweep, keyed by sweep name: what
-// harness.Point.Label showed when the sweep ran, "write memory=pinned"
-// for a sweep over memory, plain "write" for a sweep of one point.
+// among the stored points of one benchmark of their sweep, keyed by sweep
+// name (results.SweepVarying): what harness.Point.Label showed when the
+// sweep ran, "write memory=pinned" for a sweep over memory, plain "write"
+// for a sweep of one point.
 type pointLabels map[string][]string
 
 // labelsFor returns the labels of runs.
