@@ -180,8 +180,9 @@ func (d *decoder) decodeTime(e tomldoc.Entry) {
 	switch {
 	case err != nil:
 		d.fail(e, lineerr.Mark(ErrValue, "%v", err))
-	case limit <= 0:
-		d.fail(e, lineerr.Mark(ErrValue, "time %q: want a limit of more than 0", s))
+	case limit <= 0 && !slurm.Unlimited(s):
+		// sbatch reads 0 as no limit too; efaxx asks that to be written out.
+		d.fail(e, lineerr.Mark(ErrValue, "time %q: want a limit of more than 0, or UNLIMITED for none", s))
 	default:
 		d.res.Time, d.res.TimeLimit = s, limit
 	}

@@ -76,6 +76,17 @@ func TestResourcesDefaults(t *testing.T) {
 }
 
 // TestRanksPerNode: ntasks_per_node without ranks makes ranks follow nodes.
+// TestUnlimitedTime: the words sbatch takes for no limit pass as written,
+// with no limit for efaxx to wait on.
+func TestUnlimitedTime(t *testing.T) {
+	for _, word := range []string{"UNLIMITED", "infinite", "-1"} {
+		s := mustParse(t, head+"[slurm]\ntime = \""+word+"\"\n")
+		if got := s.Resources; got.Time != word || got.TimeLimit != 0 {
+			t.Errorf("time = %q: Time %q, TimeLimit %v, want %q and 0", word, got.Time, got.TimeLimit, word)
+		}
+	}
+}
+
 func TestRanksPerNode(t *testing.T) {
 	s := mustParse(t, head+"[slurm]\nnodes = [1, 2, 4]\nntasks_per_node = 8\n")
 	var ranks []int
@@ -104,7 +115,11 @@ func TestParseResourceErrors(t *testing.T) {
 		{"bad time", head + "[slurm]\ntime = \"1h\"\n",
 			`sweeps/x.toml:4: slurm.time: time "1h": want M, M:S, H:M:S, D-H, D-H:M or D-H:M:S`},
 		{"zero time", head + "[slurm]\ntime = \"0\"\n",
-			`sweeps/x.toml:4: slurm.time: time "0": want a limit of more than 0`},
+			`sweeps/x.toml:4: slurm.time: time "0": want a limit of more than 0, or UNLIMITED for none`},
+		{"none time", head + "[slurm]\ntime = \"NONE\"\n",
+			`sweeps/x.toml:4: slurm.time: time "NONE": want a limit of more than 0, or UNLIMITED for none`},
+		{"time past an int32 of seconds", head + "[slurm]\ntime = \"153722868\"\n",
+			`sweeps/x.toml:4: slurm.time: time "153722868": out of range: sbatch takes at most 24855 days; UNLIMITED for none`},
 		{"bad mpi", head + "[slurm]\nmpi = \"pmx\"\n",
 			`sweeps/x.toml:4: slurm.mpi: unknown mpi plugin "pmx" (did you mean "pmix"?); known: pmix, pmi2, none`},
 		{"short extra", head + "[slurm]\nextra = [\"-p x\"]\n",

@@ -3,6 +3,7 @@ package slurm
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -99,16 +100,26 @@ func TestParseTime(t *testing.T) {
 	}{
 		{"30", 30 * time.Minute}, {"1:30", 90 * time.Second}, {"1:00:00", time.Hour},
 		{"2-0", 48 * time.Hour}, {"1-2:30", 26*time.Hour + 30*time.Minute}, {"1-00:00:05", 24*time.Hour + 5*time.Second},
-		{"UNLIMITED", 0}, {"infinite", 0},
+		{"UNLIMITED", 0}, {"infinite", 0}, {"Unlimited", 0}, {"-1", 0},
+		{"24855-0", 24855 * 24 * time.Hour},
 	}
 	for _, tt := range tests {
 		if got, err := ParseTime(tt.in); err != nil || got != tt.want {
 			t.Errorf("ParseTime(%q) = %v, %v, want %v", tt.in, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "1h", "1:2:3:4", "-1", "a-1", "1-1:2:3:4", "1:-2"} {
+	for _, bad := range []string{"", "1h", "1:2:3:4", "-2", "a-1", "1-1:2:3:4", "1:-2"} {
 		if got, err := ParseTime(bad); err == nil {
 			t.Errorf("ParseTime(%q) = %v, want an error", bad, got)
+		}
+	}
+	// Past what sbatch holds, and past what a time.Duration holds, whether
+	// the number fits an int or not: none may wrap around to a limit.
+	for _, long := range []string{"24855-0:0:1", "35791395", "153722868", "99999999999999999999",
+		"1-99999999999999999999", "9223372036854775807-0", "0:0:9223372036854775807"} {
+		got, err := ParseTime(long)
+		if err == nil || !strings.Contains(err.Error(), "out of range: sbatch takes at most 24855 days") {
+			t.Errorf("ParseTime(%q) = %v, %v, want out of range", long, got, err)
 		}
 	}
 }

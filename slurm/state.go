@@ -1,7 +1,9 @@
 package slurm
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -120,13 +122,27 @@ func parseUnix(s string) time.Time {
 	return time.Unix(n, 0)
 }
 
+// maxTime is the longest limit efaxx passes to sbatch: sbatch adds the
+// fields up as seconds in a C int (time_str2secs), so a longer one wraps
+// around to a wrong limit.
+const maxTime = 24855 * 24 * time.Hour
+
+// Unlimited reports whether s is a word sbatch --time takes for no limit:
+// UNLIMITED, INFINITE or -1, in any case.
+func Unlimited(s string) bool {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "UNLIMITED", "INFINITE", "-1":
+		return true
+	}
+	return false
+}
+
 // ParseTime reads a time limit in the forms sbatch --time accepts and
 // squeue prints: "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S". It returns
-// 0 for UNLIMITED, INFINITE and NONE.
+// 0 for no limit: UNLIMITED, INFINITE, -1, NONE and N/A.
 func ParseTime(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	switch strings.ToUpper(s) {
-	case "UNLIMITED", "INFINITE", "NONE", "N/A":
+	if Unlimited(s) || strings.EqualFold(s, "NONE") || strings.EqualFold(s, "N/A") {
 		return 0, nil
 	}
 	days, rest, hasDays := strings.Cut(s, "-")
@@ -138,7 +154,9 @@ func ParseTime(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("time %q: want M, M:S, H:M:S, D-H, D-H:M or D-H:M:S", s)
 	}
 	d, err := strconv.Atoi(days)
-	if err != nil || d < 0 {
+	if errors.Is(err, strconv.ErrRange) {
+		d = math.MaxInt
+	} else if err != nil || d < 0 {
 		return 0, fmt.Errorf("time %q: bad day count", s)
 	}
 	var h, m, sec int
@@ -154,8 +172,18 @@ func ParseTime(s string) (time.Duration, error) {
 	default:
 		m = nums[0]
 	}
-	total := time.Duration(d)*24*time.Hour + time.Duration(h)*time.Hour +
-		time.Duration(m)*time.Minute + time.Duration(sec)*time.Second
+	var total time.Duration
+	for _, f := range []struct {
+		n    int
+		unit time.Duration
+	}{{d, 24 * time.Hour}, {h, time.Hour}, {m, time.Minute}, {sec, time.Second}} {
+		// Each field is checked before it is multiplied, so nothing
+		// overflows on the way.
+		if f.n > int((maxTime-total)/f.unit) {
+			return 0, fmt.Errorf("time %q: out of range: sbatch takes at most %d days; UNLIMITED for none", s, maxTime/(24*time.Hour))
+		}
+		total += time.Duration(f.n) * f.unit
+	}
 	return total, nil
 }
 
@@ -165,6 +193,9 @@ func timeFields(s string) ([]int, error) {
 	nums := make([]int, len(parts))
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(p, "-") {
+			n, err = math.MaxInt, nil // too long for an int: out of range, not malformed
+		}
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("bad number %q", p)
 		}
