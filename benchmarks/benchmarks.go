@@ -30,6 +30,9 @@ type Benchmark struct {
 	Doc      string // one line: what it measures
 	MinRanks int
 	MaxRanks int
+	// OneNode says its ranks are the GPUs of one node: CUDA IPC does not
+	// cross nodes, so it runs on one.
+	OneNode bool
 
 	// Keys are the keys of a sweep's [params] that the benchmark takes,
 	// among those that only some benchmarks take: a key that no row names
@@ -134,13 +137,13 @@ var table = []Benchmark{
 		MinRanks: 2, MaxRanks: 65536, Keys: slices.Concat(measured, fabric, []string{"slots", "cells", "mode"}),
 		Reference: "cpu", OnePeer: true}, // the CPU's own writes of the same bytes
 	{Name: "ipc", Kind: GPU, Doc: "GPU to GPU in a node through CUDA IPC, a copy kernel beside the copy engines",
-		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
+		MinRanks: 2, MaxRanks: 64, OneNode: true, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "direction"}),
 		Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
 	// Its reference is not one variant but the sum of the pairs' rates
 	// alone, measured in the same run (results.AllToAllStats).
 	{Name: "ipc-all2all", Kind: GPU, Doc: "every GPU of a node writes into every other through CUDA IPC, at once or one peer at a time, beside each pair alone",
-		MinRanks: 2, MaxRanks: 64, // one rank per GPU of one node
+		MinRanks: 2, MaxRanks: 64, OneNode: true, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "schedule"}),
 		Metric: "dir_gbs"},
 	{Name: "queue", Kind: GPU, Doc: "GPU (or CPU) producers to a CPU consumer through a command ring",

@@ -30,7 +30,7 @@ func checkLaunch(s string) error {
 }
 
 // checkBenchmarks checks what each benchmark of the sweep needs of its
-// params: how many ranks, which params apply, and the queue's producer and
+// params: how many ranks and nodes, which params apply, and the queue's producer and
 // cells agreeing. Errors point at the param's key when the file sets it.
 func (d *decoder) checkBenchmarks(s *Sweep) {
 	for i, p := range axes() {
@@ -44,6 +44,9 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 		if p.name == "ranks" && !d.failed[p] {
 			d.checkRanks(s, p, s.values[i])
 		}
+		if p.name == "nodes" && !d.failed[p] {
+			d.checkNodes(s, p, s.values[i])
+		}
 	}
 	d.checkQueue(s)
 }
@@ -54,6 +57,21 @@ func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {
 		for _, v := range values {
 			if n := v.(int); n < b.MinRanks || n > b.MaxRanks {
 				d.failParam(p, lineerr.Mark(ErrValue, "benchmark %s runs on %s ranks, got %d", name, rangeText(b), n))
+				return
+			}
+		}
+	}
+}
+
+// checkNodes refuses more than one node to a benchmark that runs on one.
+func (d *decoder) checkNodes(s *Sweep, p *param, values []any) {
+	for _, name := range s.Benchmarks {
+		if !benchmark(name).OneNode {
+			continue
+		}
+		for _, v := range values {
+			if n := v.(int); n > 1 {
+				d.failParam(p, lineerr.Mark(ErrValue, "benchmark %s runs on the GPUs of one node, got nodes = %d", name, n))
 				return
 			}
 		}

@@ -141,6 +141,11 @@ func TestParseResourceErrors(t *testing.T) {
 			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--wo=/tmp": --wo: not an sbatch option (Slurm 22.05's sbatch)`},
 		{"nodes zero", head + "[slurm]\nnodes = 0\n",
 			`sweeps/x.toml:4: slurm.nodes: 0 is out of range: want 1..65536`},
+		// CUDA IPC does not cross nodes.
+		{"ipc on two nodes", "name = \"x\"\nbenchmark = \"ipc\"\n[slurm]\nnodes = [1, 2]\n",
+			`sweeps/x.toml:4: slurm.nodes: benchmark ipc runs on the GPUs of one node, got nodes = 2`},
+		{"ipc-all2all on two nodes", "name = \"x\"\nbenchmark = [\"write\", \"ipc-all2all\"]\n[slurm]\nnodes = 2\n",
+			`sweeps/x.toml:4: slurm.nodes: benchmark ipc-all2all runs on the GPUs of one node, got nodes = 2`},
 		{"ranks over nodes", head + "[params]\nranks = [2, 3]\n[slurm]\nnodes = 2\n",
 			`sweeps/x.toml:6: slurm.nodes: ranks = 3 do not spread evenly over nodes = 2`},
 		{"ranks against ntasks_per_node", head + "[params]\nranks = 4\n[slurm]\nntasks_per_node = 1\n",
