@@ -142,6 +142,9 @@ func readGbps(raw any) (any, error) {
 	if v < 0 || v > 1e6 || v != v {
 		return nil, lineerr.Mark(ErrValue, "%v Gbps is out of range: want 0 (the provider's speed) up to 1e6", v)
 	}
+	if v == 0 {
+		v = 0 // -0 too, which would hash apart from 0 and reach the runner as "-0"
+	}
 	return v, nil
 }
 

@@ -382,4 +382,12 @@ func TestParseRejectsCombinationsAndMemory(t *testing.T) {
 	if !strings.Contains(args, "--rails 4 --strategy adaptive") || !strings.Contains(args, "--link-gbps 0.25") {
 		t.Errorf("RunnerArgs = %s", args)
 	}
+	// -0 is 0: the same point, and no "-0" for the runner.
+	zero := mustParse(t, "name = \"x\"\nbenchmark = \"write\"\n[params]\nlink_gbps = 0\n").Points()[0]
+	for _, v := range []string{"0.0", "-0.0", "-0"} {
+		p := mustParse(t, "name = \"x\"\nbenchmark = \"write\"\n[params]\nlink_gbps = "+v+"\n").Points()[0]
+		if args := strings.Join(p.RunnerArgs(), " ") + " "; p.Hash != zero.Hash || !strings.Contains(args, "--link-gbps 0 ") {
+			t.Errorf("link_gbps = %s: hash %s (0's is %s), RunnerArgs %s", v, p.Hash, zero.Hash, args)
+		}
+	}
 }
