@@ -201,6 +201,13 @@ func RestrictedKeys() []string {
 	return slices.Compact(keys)
 }
 
+// MaxSize is the largest message size (and chunk) efaxx takes, 1 TiB: more
+// than any host or GPU memory holds a buffer of, and small enough that the
+// runner's buffer arithmetic (two slots of it, rounded up to a cache line,
+// one region per peer) cannot overflow a uint64 and wrap to a small buffer.
+// Sweeps refuse a larger size, and efaxx-runner's --sizes too.
+const MaxSize = 1 << 40
+
 // Strategies are the ways a multi-rail transfer spreads over the rails, by
 // the name the strategy key and efaxx-runner's --strategy take; the index
 // is native's C value (native/xfer.c).

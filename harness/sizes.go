@@ -38,6 +38,9 @@ func parseRange(s string) ([]uint64, error) {
 	if lo > hi {
 		return nil, lineerr.Mark(ErrValue, "range %q: minimum is larger than maximum", s)
 	}
+	if err := checkMaxSize(hi); err != nil {
+		return nil, lineerr.Mark(ErrValue, "range %q: %w", s, err)
+	}
 	return expandRange(lo, hi, step), nil
 }
 

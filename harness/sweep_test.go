@@ -149,6 +149,16 @@ func TestParseErrors(t *testing.T) {
 			"sweeps/x.toml:4: params.sizes: item 1: size -4096: negative"},
 		{"sizes overflow", head + "[params]\nsizes = \"16777216TiB\"\n",
 			`sweeps/x.toml:4: params.sizes: size "16777216TiB": larger than 2^64-1 bytes`},
+		// Past 1 TiB the runner's buffers cannot be allocated, and near
+		// 2^64 their sizes wrap around.
+		{"range past 1 TiB", head + "[params]\nsizes = \"1..18446744073709551615\"\n",
+			`sweeps/x.toml:4: params.sizes: range "1..18446744073709551615": size 18446744073709551615B is out of range: want at most 1TiB`},
+		{"size past 1 TiB", head + "[params]\nsizes = [\"4KiB\", \"2TiB\"]\n",
+			`sweeps/x.toml:4: params.sizes: item 2: size 2TiB is out of range: want at most 1TiB`},
+		{"integer size past 1 TiB", head + "[params]\nsizes = 1099511627777\n",
+			`sweeps/x.toml:4: params.sizes: size 1099511627777B is out of range: want at most 1TiB`},
+		{"chunk past 1 TiB", head + "[params]\nchunk = \"2TiB\"\n",
+			`sweeps/x.toml:4: params.chunk: size 2TiB is out of range: want at most 1TiB`},
 
 		// Lists.
 		{"empty provider", head + "[params]\nprovider = []\n",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"efaxx/benchmarks"
 	"efaxx/bytesize"
 	"efaxx/lineerr"
 	"efaxx/slurm"
@@ -109,15 +110,30 @@ func readDurationOff(hi time.Duration) reader {
 }
 
 // readSize reads a size: a string that bytesize.Parse accepts, or an integer
-// count of bytes.
+// count of bytes, up to benchmarks.MaxSize.
 func readSize(raw any) (any, error) {
+	var n uint64
+	var err error
 	switch v := raw.(type) {
 	case string:
-		return bytesize.Parse(v)
+		n, err = bytesize.Parse(v)
 	case int64:
-		return bytesize.FromInt(v)
+		n, err = bytesize.FromInt(v)
+	default:
+		return nil, tomldoc.TypeError(`size (like "4KiB" or 4096)`, raw)
 	}
-	return nil, tomldoc.TypeError(`size (like "4KiB" or 4096)`, raw)
+	if err != nil {
+		return nil, err
+	}
+	return n, checkMaxSize(n)
+}
+
+// checkMaxSize refuses a size past what the runner can allocate.
+func checkMaxSize(n uint64) error {
+	if n > benchmarks.MaxSize {
+		return lineerr.Mark(ErrSize, "size %s is out of range: want at most %s", bytesize.Format(n), bytesize.Format(benchmarks.MaxSize))
+	}
+	return nil
 }
 
 // formatDuration writes d in whole hours when it is a whole number of them,

@@ -365,6 +365,9 @@ func parseSizes(s string) ([]uint64, error) {
 		if err != nil || n == 0 {
 			return nil, fmt.Errorf("--sizes: %q is not a positive byte count", f)
 		}
+		if n > benchmarks.MaxSize {
+			return nil, fmt.Errorf("--sizes: %d is out of range: want at most %d (1 TiB)", n, uint64(benchmarks.MaxSize))
+		}
 		sizes = append(sizes, n)
 	}
 	return sizes, nil
