@@ -10,7 +10,7 @@ var metricLabels = map[string]string{
 	"dir_gbs":       "GB/s (1e9 B/s): bytes one direction carried",
 	"libefaxx_gbps": "Gbps (1e9 bit/s), as Libefaxx counts the bytes",
 	"pct_link":      "% of link: one direction's bytes over NIC capacity",
-	"algbw":         "algbw, GB/s (1e9 B/s): ranks x size per iteration",
+	"algbw":         "algbw, GB/s (1e9 B/s): one rank's buffer per operation",
 	"busbw":         "busbw, GB/s (1e9 B/s): bytes that crossed the network",
 	"lat_us":        "latency, us: median iteration (one-way for ping-pong)",
 	"lat_p99_us":    "latency, us: p99 iteration (one-way for ping-pong)",
