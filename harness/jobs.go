@@ -90,7 +90,7 @@ func (x *SlurmExecutor) Cancel(ctx context.Context, f results.JobFilter) ([]resu
 		active, ids = append(active, j), append(ids, id)
 	}
 	if len(active) == 0 {
-		return nil, fmt.Errorf("cancel: %w that are pending or running", ErrNoJobs)
+		return nil, fmt.Errorf("%w that are pending or running", ErrNoJobs)
 	}
 	return active, x.Client.Cancel(ctx, ids)
 }

@@ -115,11 +115,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plot", "--run", "0"}, 2, `efaxx: run id "0": want a positive number`, "usage: efaxx plot [flags]"},
 		{[]string{"plot", "--run", "1", "--out", "x.jpg"}, 2, `efaxx: --out "x.jpg": want a .png or .svg file`, "usage: efaxx plot [flags]"},
 		{[]string{"plot", "--run", "1", "--out", ""}, 2, `efaxx: --out "": want a .png or .svg file`, "usage: efaxx plot [flags]"},
-		// A selector that names no job is an error that names it, as for cancel.
+		// A selector that names no job is an error that names it, the same for each command.
 		{[]string{"status", "abc"}, 3, `efaxx: status "abc": no jobs match`, ""},
 		{[]string{"status", "--no-sync", "99", "100"}, 3, `efaxx: status "99" "100": no jobs match`, ""},
 		{[]string{"status", "--watch", "abc"}, 3, `efaxx: status "abc": no jobs match`, ""},
-		{[]string{"cancel", "abc"}, 3, "efaxx: cancel: no jobs match", ""},
+		{[]string{"cancel", "abc"}, 3, `efaxx: cancel "abc": no jobs match`, ""},
+		{[]string{"sync", "abc"}, 3, `efaxx: sync "abc": no jobs match`, ""},
 	} {
 		code, stdout, stderr := efaxx(t, append([]string{"--db", db}, tt.args...)...)
 		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")

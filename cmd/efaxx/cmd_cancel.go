@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -16,7 +17,8 @@ func newCancelCommand() *cli.Command {
 		Description: `Cancels with scancel every pending or running job of a sweep (its file,
 name or hash), a session, or the given job ids, then syncs them: their
 steps that had not ended are stored as cancelled, with Slurm's reason, and
-what they measured before is kept.
+what they measured before is kept. Exit status 3 when the arguments name
+no job in the store, or none that is pending or running.
 
 Example:
    efaxx cancel sweeps/demo.toml
@@ -42,9 +44,12 @@ func runCancel(ctx context.Context, dbPath, workdir string, names []string, stdo
 		return err
 	}
 	defer env.close()
+	if err := env.requireJobs(ctx, "cancel", names, f); err != nil {
+		return err
+	}
 	jobs, err := env.x.Cancel(ctx, f)
 	if err != nil {
-		return err
+		return fmt.Errorf("cancel %s: %w", strings.Join(quoteAll(names), " "), err)
 	}
 	for _, j := range jobs {
 		fmt.Fprintf(stdout, "cancelled job %s (%s, %s)\n", j.JobID, j.Sweep, j.Shape)

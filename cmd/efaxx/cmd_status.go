@@ -78,17 +78,8 @@ func runStatus(ctx context.Context, o statusOptions) error {
 		return err
 	}
 	defer env.close()
-	if len(o.names) > 0 {
-		// A selector that names no job is a mistake to report, as cancel
-		// does, not an empty table and success. Jobs are stored when
-		// submitted, so the store alone can tell, before Slurm is asked.
-		jobs, err := env.x.DB.Jobs(ctx, f)
-		if err != nil {
-			return err
-		}
-		if len(jobs) == 0 {
-			return fmt.Errorf("status %s: %w", strings.Join(quoteAll(o.names), " "), harness.ErrNoJobs)
-		}
+	if err := env.requireJobs(ctx, "status", o.names, f); err != nil {
+		return err
 	}
 	var views []harness.JobView
 	switch {

@@ -24,7 +24,7 @@ alone after, so syncing again adds nothing. efaxx status and efaxx runs
 sync first unless given --no-sync.
 
 Exit status 3 when a run it stored ended failed, partial, timeout or
-cancelled.
+cancelled, or when the arguments name no job in the store.
 
 Example:
    efaxx sync
@@ -47,6 +47,9 @@ func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout
 		return err
 	}
 	defer env.close()
+	if err := env.requireJobs(ctx, "sync", names, f); err != nil {
+		return err
+	}
 	rep, err := env.x.Sync(ctx, f)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"strings"
 
@@ -33,6 +34,24 @@ func openSlurm(ctx context.Context, dbPath, workdir string, create bool) (*slurm
 }
 
 func (e *slurmEnv) close() { e.db.Close() }
+
+// requireJobs returns ErrNoJobs, naming the selector, when names select no
+// stored job: a mistake to report, not an empty answer and success. Jobs
+// are stored when submitted, so the store alone can tell, before Slurm is
+// asked.
+func (e *slurmEnv) requireJobs(ctx context.Context, verb string, names []string, f results.JobFilter) error {
+	if len(names) == 0 {
+		return nil
+	}
+	jobs, err := e.x.DB.Jobs(ctx, f)
+	if err != nil {
+		return err
+	}
+	if len(jobs) == 0 {
+		return fmt.Errorf("%s %s: %w", verb, strings.Join(quoteAll(names), " "), harness.ErrNoJobs)
+	}
+	return nil
+}
 
 // runnerVersion asks efaxx-runner for its version.
 func runnerVersion(ctx context.Context, runner string) (string, error) {
