@@ -107,6 +107,15 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"help", "foo"}, 2, `efaxx: unknown command "foo"`, "usage: efaxx [--db FILE]"},
 		{[]string{"import", "foo"}, 2, `efaxx: import: unknown command "foo"`, "usage: efaxx import COMMAND"},
 		{[]string{"runs", "--limit", "abc"}, 2, `efaxx: --limit "abc": not a valid value`, "usage: efaxx runs [flags]"},
+		// Flag values that make no sense are refused, not read as something else.
+		{[]string{"runs", "--limit", "-1"}, 2, "efaxx: --limit -1: want 0 (all) or more", "usage: efaxx runs [flags]"},
+		{[]string{"status", "--limit", "-1"}, 2, "efaxx: --limit -1: want 0 (all) or more", "usage: efaxx status [flags]"},
+		{[]string{"status", "--watch", "--interval", "0s"}, 2, "efaxx: --interval 0s: want a positive duration", "usage: efaxx status [flags]"},
+		{[]string{"show", "--ranks", "--top", "0", "1"}, 2, "efaxx: --top 0: want 1 or more", "usage: efaxx show [flags] RUN"},
+		{[]string{"show", "--ranks", "--top", "-1", "1"}, 2, "efaxx: --top -1: want 1 or more", "usage: efaxx show [flags] RUN"},
+		{[]string{"runs", "--sort", ""}, 2, "efaxx: --sort is empty", "usage: efaxx runs [flags]"},
+		{[]string{"runs", "--columns", "run,,sweep"}, 2, `efaxx: --columns "run,,sweep": an empty item`, "usage: efaxx runs [flags]"},
+		{[]string{"runs", "--sort", "id,-id"}, 2, `efaxx: --sort "id,-id": id twice`, "usage: efaxx runs [flags]"},
 		{[]string{"runs", "--format"}, 2, "efaxx: flag --format needs a value", "usage: efaxx runs [flags]"},
 		{[]string{"runs", "--stauts", "ok"}, 2, `efaxx: unknown flag --stauts (did you mean "status"?)`, "usage: efaxx runs [flags]"},
 		{[]string{"show", "x"}, 2, `efaxx: run id "x": want a positive number`, "usage: efaxx show [flags] RUN"},
@@ -170,6 +179,17 @@ var readOnlyCommands = [][]string{
 	{"compare", "--baseline", "libefaxx-p5", "1"}, {"check", "1"}, {"tag", "1", "a=b"}, {"plot", "--run", "1"},
 	{"figures", "--specs", "../../plots/figures"}, {"status"}, {"status", "--no-sync"}, {"sync"}, {"cancel", "1"},
 	{"prune", "--all", "--dry-run"}, {"query", "--raw"},
+}
+
+// TestEmptyDB: an empty --db is a usage error that names the flag, for a
+// command that reads the store and for one that creates it.
+func TestEmptyDB(t *testing.T) {
+	for _, args := range append(readOnlyCommands, []string{"ingest", "../../plots/data/vm-2core/repeat"}) {
+		code, stdout, stderr := efaxx(t, append([]string{"--db", ""}, args...)...)
+		if code != 2 || !strings.HasPrefix(stderr, `efaxx: --db "": want a file`) {
+			t.Errorf("efaxx --db \"\" %v = %d, want 2 naming --db\n%s%s", args, code, stdout, stderr)
+		}
+	}
 }
 
 // TestReadOnlyCreatesNoStore: the commands that read the store never

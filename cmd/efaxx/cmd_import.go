@@ -58,7 +58,7 @@ func runImportBaseline(ctx context.Context, w io.Writer, dbPath string, names []
 		}
 		bs[i] = b
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := createStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func runImportNCCL(ctx context.Context, w io.Writer, dbPath, collective string, 
 		}
 		runs = append(runs, rs...)
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := createStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}

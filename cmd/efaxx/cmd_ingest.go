@@ -46,7 +46,7 @@ func runIngest(ctx context.Context, w, ew io.Writer, dbPath string, paths []stri
 	if len(dirs) == 0 {
 		return errReported // every run.json was unreadable, and the warnings say so
 	}
-	db, err := results.Open(ctx, dbPath)
+	db, err := createStore(ctx, dbPath)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := results.Open(ctx, o.db)
+	db, err := createStore(ctx, o.db)
 	if err != nil {
 		return err
 	}

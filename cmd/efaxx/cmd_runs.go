@@ -57,6 +57,9 @@ Example:
 				return err
 			}
 			o.filter.Limit = c.Int("limit")
+			if err := atLeast("limit", o.filter.Limit, 0, "0 (all) or more"); err != nil {
+				return err
+			}
 			if o.filter.Sort, err = sortFlag(c.String("sort")); err != nil {
 				return err
 			}
@@ -187,9 +190,9 @@ func runColumnNames() []string {
 
 // columnsFlag reads --columns.
 func columnsFlag(s string) ([]string, error) {
-	cols := splitList(s)
-	if len(cols) == 0 {
-		return nil, &usageError{msg: "--columns is empty", hint: "--columns run,status,reason"}
+	cols, err := listFlag("columns", s, func(c string) string { return c })
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range cols {
 		if _, ok := runColumnsByName[c]; !ok {
@@ -202,7 +205,10 @@ func columnsFlag(s string) ([]string, error) {
 
 // sortFlag reads --sort.
 func sortFlag(s string) ([]string, error) {
-	fields := splitList(s)
+	fields, err := listFlag("sort", s, func(f string) string { return strings.TrimPrefix(f, "-") })
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range fields {
 		name := strings.TrimPrefix(f, "-")
 		if !slices.Contains(results.RunSortFields(), name) {
@@ -211,6 +217,36 @@ func sortFlag(s string) ([]string, error) {
 		}
 	}
 	return fields, nil
+}
+
+// listFlag reads a comma-separated flag value. An empty value or item, or
+// two items of one name (key gives it), is a slip to report, not to skip:
+// "id,-id" would sort by the first alone.
+func listFlag(flag, s string, key func(string) string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, &usageError{msg: "--" + flag + " is empty"}
+	}
+	items := strings.Split(s, ",")
+	seen := map[string]bool{}
+	for i, it := range items {
+		it = strings.TrimSpace(it)
+		if it == "" {
+			return nil, &usageError{msg: fmt.Sprintf("--%s %q: an empty item", flag, s)}
+		}
+		if seen[key(it)] {
+			return nil, &usageError{msg: fmt.Sprintf("--%s %q: %s twice", flag, s, key(it))}
+		}
+		seen[key(it)], items[i] = true, it
+	}
+	return items, nil
+}
+
+// atLeast is the usage error of an integer flag below min, nil otherwise.
+func atLeast(flag string, n, min int, what string) error {
+	if n < min {
+		return &usageError{msg: fmt.Sprintf("--%s %d: want %s", flag, n, what)}
+	}
+	return nil
 }
 
 // timeCell formats an instant for a table, "-" for none.

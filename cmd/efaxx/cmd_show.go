@@ -63,6 +63,9 @@ Example:
 				if err != nil {
 					return err
 				}
+				if err := atLeast("top", c.Int("top"), 1, "1 or more"); err != nil {
+					return err
+				}
 				return runShowRanks(c.Context, c.App.Writer, c.String("db"), c.String("format"), id, m, c.Int("top"))
 			}
 			return runShow(c.Context, c.App.Writer, c.String("db"), c.String("format"), id)

@@ -66,6 +66,12 @@ func runStatus(ctx context.Context, o statusOptions) error {
 	if err := checkFormat(o.format); err != nil {
 		return err
 	}
+	if err := atLeast("limit", o.limit, 0, "0 (all) or more"); err != nil {
+		return err
+	}
+	if o.interval <= 0 {
+		return &usageError{msg: fmt.Sprintf("--interval %v: want a positive duration", o.interval), hint: "--interval 2s"}
+	}
 	f, err := jobFilter(o.names)
 	if err != nil {
 		return err

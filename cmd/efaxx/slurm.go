@@ -23,7 +23,7 @@ type slurmEnv struct {
 func openSlurm(ctx context.Context, dbPath, workdir string, create bool) (*slurmEnv, error) {
 	open := openStore
 	if create {
-		open = results.Open
+		open = createStore
 	}
 	db, err := open(ctx, dbPath)
 	if err != nil {

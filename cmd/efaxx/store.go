@@ -13,6 +13,9 @@ import (
 // and so is a file that is not a store, which is left as it was. Only
 // run, submit, ingest and import create one.
 func openStore(ctx context.Context, path string) (*results.DB, error) {
+	if path == "" {
+		return nil, errEmptyDB
+	}
 	db, err := results.OpenExisting(ctx, path)
 	switch {
 	case errors.Is(err, results.ErrNoStore):
@@ -22,3 +25,16 @@ func openStore(ctx context.Context, path string) (*results.DB, error) {
 	}
 	return db, err
 }
+
+// createStore opens the store at path for a command that writes it,
+// creating it if missing.
+func createStore(ctx context.Context, path string) (*results.DB, error) {
+	if path == "" {
+		return nil, errEmptyDB
+	}
+	return results.Open(ctx, path)
+}
+
+// errEmptyDB: an empty --db (or EFAXX_DB) names no file; it is a slip on
+// the command line, not a store to look for.
+var errEmptyDB = &usageError{msg: `--db "": want a file`, hint: "--db efaxx.db"}
