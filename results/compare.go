@@ -391,7 +391,7 @@ func (c Compare) interval(a, b *side, stream uint64) Judgement {
 func (c Compare) tooFew(what, per string, least int, minP float64) string {
 	switch {
 	case least < c.MinRuns:
-		return fmt.Sprintf("%s: a verdict needs %d runs%s", what, c.MinRuns, per)
+		return fmt.Sprintf("%s: a verdict needs %s%s", what, runCount(c.MinRuns), per)
 	case minP >= c.Alpha:
 		return fmt.Sprintf("%s: no test of so few runs reaches p < %g", what, c.Alpha)
 	}

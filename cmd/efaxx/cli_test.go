@@ -489,7 +489,7 @@ func TestPruneCommand(t *testing.T) {
 		t.Errorf("efaxx prune = %d, %q; want 2", code, stderr)
 	}
 	code, stdout, _ := efaxx(t, "--db", db, "prune", "--param", "provider=tcp", "--dry-run")
-	if code != 0 || !strings.Contains(stdout, "prune would delete (dry run: nothing deleted) 2 runs (2-3): 4 samples, 1 points") {
+	if code != 0 || !strings.Contains(stdout, "prune would delete (dry run: nothing deleted) 2 runs (2-3): 4 samples, 1 point and") {
 		t.Errorf("efaxx prune --dry-run = %d:\n%s", code, stdout)
 	}
 	if got := runIDs(t, db, "--no-sync"); len(got) != 3 {

@@ -87,8 +87,8 @@ func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFi
 		if expectFile == "" {
 			from += ", as stored with the runs"
 		}
-		fmt.Fprintf(w, "\n%d passed, %d failed (%d runs, %d expectations from %s)\n",
-			len(rows)-failed, failed, len(runs), len(s.Expects), from)
+		fmt.Fprintf(w, "\n%d passed, %d failed (%s, %s from %s)\n",
+			len(rows)-failed, failed, quantity(len(runs), "run"), quantity(len(s.Expects), "expectation"), from)
 	}
 	if failed > 0 {
 		return errVerdict

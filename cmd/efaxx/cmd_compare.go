@@ -355,8 +355,8 @@ func printCompareHead(w io.Writer, c *results.Comparison, a, b string) {
 		fmt.Fprintf(w, "differs: %s: A %s, B %s\n", d.Key, printable(valueList(d.A)), printable(valueList(d.B)))
 	}
 	fmt.Fprintf(w, "test: Mann-Whitney U over the runs (a run's value: the median of its samples), two-sided, p adjusted\n")
-	fmt.Fprintf(w, "      across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict needs %d runs a side\n",
-		len(c.Rows), c.Alpha, c.MinRuns)
+	fmt.Fprintf(w, "      across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict needs %s a side\n",
+		len(c.Rows), c.Alpha, quantity(c.MinRuns, "run"))
 	fmt.Fprintf(w, "regression: significantly worse by more than %.0f%%; interval: %.0f%% bootstrap of B/A\n\n",
 		100*c.Threshold, 100*c.Bootstrap.Level)
 }

@@ -99,8 +99,8 @@ func printBaselineHead(w io.Writer, c *results.BaselineComparison, label string)
 	fmt.Fprintf(w, "test: Wilcoxon signed-rank of the runs' values (each the median of its samples) against the published\n")
 	fmt.Fprintf(w, "      value, taken as exact; p adjusted across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict\n",
 		len(c.Rows), c.Alpha)
-	fmt.Fprintf(w, "      needs %d runs; regression: significantly worse by more than %.0f%%; interval: %.0f%% bootstrap\n\n",
-		c.MinRuns, 100*c.Threshold, 100*c.Bootstrap.Level)
+	fmt.Fprintf(w, "      needs %s; regression: significantly worse by more than %.0f%%; interval: %.0f%% bootstrap\n\n",
+		quantity(c.MinRuns, "run"), 100*c.Threshold, 100*c.Bootstrap.Level)
 }
 
 // baselineTable lays out the rows of c.

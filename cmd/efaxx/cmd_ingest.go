@@ -77,7 +77,7 @@ func printRun(w io.Writer, r results.IngestedRun) {
 	if r.New {
 		state = "new"
 	}
-	fmt.Fprintf(w, "run %d %s: %s, %d new samples (%s)%s\n", r.ID, state, r.Status, r.Samples, printable(r.Dir),
+	fmt.Fprintf(w, "run %d %s: %s, %s (%s)%s\n", r.ID, state, r.Status, quantity(r.Samples, "new sample"), printable(r.Dir),
 		reasonSuffix(r.Reason))
 }
 

@@ -122,7 +122,7 @@ func runPlan(ctx context.Context, w io.Writer, format, workdir, runner string, s
 			return err
 		}
 		j := &pl.Jobs[i]
-		fmt.Fprintf(w, "\n==> job %d: %s, %d steps: %s/%s <==\n", j.Index, j.Shape, len(j.Points), ss.JobDir(j), harness.ScriptName)
+		fmt.Fprintf(w, "\n==> job %d: %s, %s: %s/%s <==\n", j.Index, j.Shape, quantity(len(j.Points), "step"), ss.JobDir(j), harness.ScriptName)
 		numberLines(w, script)
 	}
 	return nil

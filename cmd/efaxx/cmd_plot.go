@@ -118,7 +118,7 @@ func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
 	if err := plots.Save(p, o.out); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s (%d runs)\n", o.out, len(runs))
+	fmt.Fprintf(w, "wrote %s (%s)\n", o.out, quantity(len(runs), "run"))
 	return nil
 }
 

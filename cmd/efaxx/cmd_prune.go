@@ -119,8 +119,9 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		if o.dryRun {
 			verb = "would delete (dry run: nothing deleted)"
 		}
-		fmt.Fprintf(w, "prune %s %d runs (%s): %d samples, %d points and %d sweeps left without a run\n", verb,
-			len(rec.Runs), dash(results.Ranges(rec.Runs)), p.Samples, p.Points, p.Sweeps)
+		fmt.Fprintf(w, "prune %s %s (%s): %s, %s and %s left without a run\n", verb,
+			quantity(len(rec.Runs), "run"), dash(results.Ranges(rec.Runs)), quantity(p.Samples, "sample"),
+			quantity(p.Points, "point"), quantity(p.Sweeps, "sweep"))
 		if o.deleteDirs && !o.dryRun {
 			fmt.Fprintf(w, "removed %d run directories\n", len(rec.DirsRemoved))
 		} else if len(p.Runs) > 0 {

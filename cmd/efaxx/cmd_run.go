@@ -76,7 +76,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	}
 	defer db.Close()
 	local := &harness.Local{RunnerPath: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr, Tags: o.tags}
-	fmt.Fprintf(o.stderr, "sweep %q: %d points, results into %s\n", s.Name, s.Len(), o.db)
+	fmt.Fprintf(o.stderr, "sweep %q: %s, results into %s\n", s.Name, quantity(s.Len(), "point"), o.db)
 	session, runs, runErr := local.Run(ctx, db, s)
 	if len(runs) > 0 {
 		if err := printSummary(ctx, o.stdout, db, runs); err != nil {

@@ -181,10 +181,11 @@ func printRunHeader(ctx context.Context, w io.Writer, db *results.DB, r *results
 	if len(r.Tags) > 0 {
 		fmt.Fprintf(w, "  tags:     %s\n", printable(tagList(r.Tags)))
 	}
-	fmt.Fprintf(w, "  ran:      %d ranks on %s, provider %s, %s executor\n", r.Ranks, printable(dash(strings.Join(r.Hosts, ","))),
+	fmt.Fprintf(w, "  ran:      %s on %s, provider %s, %s executor\n", quantity(r.Ranks, "rank"), printable(dash(strings.Join(r.Hosts, ","))),
 		printable(dash(r.Provider)), r.Executor)
 	fmt.Fprintf(w, "  started:  %s", r.Started.Local().Format("2006-01-02 15:04:05"))
-	if !r.Finished.IsZero() {
+	// An import knows when the tool started, not how long it took.
+	if r.Finished.After(r.Started) {
 		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e6))
 	}
 	fmt.Fprintf(w, "\n  dir:      %s\n", printable(r.Dir))
@@ -198,7 +199,7 @@ const maxValues = 4
 // printFingerprint prints each field of fp: its value, or when the ranks
 // differ, each value with the ranks that have it, the commonest first.
 func printFingerprint(w io.Writer, fp *results.Fingerprint) {
-	fmt.Fprintf(w, "  fingerprint of %d ranks", fp.Ranks)
+	fmt.Fprintf(w, "  fingerprint of %s", quantity(fp.Ranks, "rank"))
 	if fp.None != "" {
 		fmt.Fprintf(w, " (none from ranks %s)", fp.None)
 	}
@@ -261,14 +262,6 @@ func importedRanks(fp *results.Fingerprint) *results.Fingerprint {
 		out.Fields = append(out.Fields, f)
 	}
 	return &out
-}
-
-// plural returns one or many, as n asks.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func paramList(params map[string]any) string {

@@ -137,7 +137,7 @@ func progressLine(views []harness.JobView) string {
 			steps[s] += n
 		}
 	}
-	return fmt.Sprintf("%d jobs: %s; steps: %s", len(views), countList(states), countList(steps))
+	return fmt.Sprintf("%s: %s; steps: %s", quantity(len(views), "job"), countList(states), countList(steps))
 }
 
 // countList writes counts as "3 ok, 1 failed", largest first.

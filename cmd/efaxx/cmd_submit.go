@@ -103,9 +103,9 @@ func printSubmission(stdout, stderr io.Writer, s *harness.Sweep, sub *harness.Su
 	for _, j := range sub.Plan.Jobs {
 		points += len(j.Points)
 	}
-	fmt.Fprintf(stdout, "sweep %s: %d points in %d jobs, session %s\n", s.Name, points, len(sub.Plan.Jobs), sub.Session.Dir)
+	fmt.Fprintf(stdout, "sweep %s: %s in %s, session %s\n", s.Name, quantity(points, "point"), quantity(len(sub.Plan.Jobs), "job"), sub.Session.Dir)
 	for _, j := range sub.Jobs {
-		fmt.Fprintf(stdout, "submitted job %s: %s, %d steps\n", j.JobID, j.Shape, len(j.Steps))
+		fmt.Fprintf(stdout, "submitted job %s: %s, %s\n", j.JobID, j.Shape, quantity(len(j.Steps), "step"))
 	}
 	if len(sub.Jobs) > 0 {
 		fmt.Fprintf(stdout, "follow with: efaxx status --watch %s\n", sub.Session.ID)

@@ -70,7 +70,7 @@ func printSync(w io.Writer, rep *harness.SyncReport) error {
 		if r.New {
 			state = "new"
 		}
-		fmt.Fprintf(w, "run %d %s: %s, %d new samples (%s)%s\n", r.ID, state, r.Status, r.Samples, r.Dir, reasonSuffix(r.Reason))
+		fmt.Fprintf(w, "run %d %s: %s, %s (%s)%s\n", r.ID, state, r.Status, quantity(r.Samples, "new sample"), r.Dir, reasonSuffix(r.Reason))
 		problem = problem || (r.Status != record.StatusOK && r.Status != record.StatusRunning)
 	}
 	if len(rep.Jobs) == 0 {

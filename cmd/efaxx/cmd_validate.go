@@ -49,7 +49,7 @@ func runValidate(w, ew io.Writer, files []string) error {
 			fmt.Fprintln(ew, "efaxx:", err)
 			unread = true
 		default:
-			fmt.Fprintf(w, "%s: ok: sweep %q, %d points\n", file, s.Name, s.Len())
+			fmt.Fprintf(w, "%s: ok: sweep %q, %s\n", file, s.Name, quantity(s.Len(), "point"))
 		}
 	}
 	switch {

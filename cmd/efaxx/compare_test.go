@@ -2,10 +2,12 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"efaxx/results"
+	"efaxx/results/synth"
 )
 
 // TestSelector: the terms of a compare side, time windows with RFC 3339
@@ -41,5 +43,16 @@ func TestSelector(t *testing.T) {
 		if _, err := selector([]string{bad}, results.RunFilter{}, now); err == nil {
 			t.Errorf("selector(%q) = nil error, want one", bad)
 		}
+	}
+}
+
+// TestCompareOneRunASide: counts in the output agree with their number:
+// "needs 1 run a side", never "1 runs".
+func TestCompareOneRunASide(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}})
+	_, stdout, stderr := efaxx(t, "--db", db, "compare", "--min-runs", "1", "1", "2")
+	if !strings.Contains(stdout, "a verdict needs 1 run a side") || strings.Contains(stdout+stderr, " 1 runs") {
+		t.Errorf("efaxx compare --min-runs 1 1 2 does not say 1 run:\n%s%s", stdout, stderr)
 	}
 }

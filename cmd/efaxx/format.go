@@ -89,3 +89,16 @@ func truncate(s string, n int) string {
 	}
 	return string(r[:n-3]) + "..."
 }
+
+// plural returns one or many, as n asks.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// quantity writes n and a regular noun, plural as n asks: "1 run", "3 runs".
+func quantity(n int, noun string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s"))
+}
