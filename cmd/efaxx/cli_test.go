@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"efaxx/results"
 	"efaxx/results/record"
 	"efaxx/results/synth"
+	"efaxx/slurm"
 )
 
 // demoFile is the demo sweep, from this package's directory.
@@ -603,6 +605,26 @@ func TestCompletion(t *testing.T) {
 		code, stdout, _ := efaxx(t, "completion", shell, "--install")
 		if _, err := os.Stat(filepath.Join(home, path)); code != 0 || err != nil || !strings.Contains(stdout, "wrote "+filepath.Join(home, path)) {
 			t.Errorf("efaxx completion %s --install = %d, %v:\n%s", shell, code, err, stdout)
+		}
+	}
+}
+
+// TestSubmitWithoutCluster: where no Slurm cluster is configured, submit
+// says so, as doctor does, instead of sbatch's fatal DNS lookup, and leaves
+// no store or session behind.
+func TestSubmitWithoutCluster(t *testing.T) {
+	if _, err := slurm.NewClient().Partitions(t.Context()); !errors.Is(err, slurm.ErrNoCluster) {
+		t.Skipf("this machine is not without a Slurm cluster: %v", err)
+	}
+	dir := t.TempDir()
+	db, workdir := filepath.Join(dir, "r.db"), filepath.Join(dir, "runs")
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", workdir, "submit", demoFile)
+	if code != 3 || !strings.Contains(stderr, "no Slurm cluster is configured here") || strings.Contains(stderr, "sbatch") {
+		t.Errorf("efaxx submit without a cluster = %d, want 3 saying there is no cluster\n%s", code, stderr)
+	}
+	for _, p := range []string{db, workdir} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("submit without a cluster left %s behind", p)
 		}
 	}
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/slurm"
 )
 
 func newSubmitCommand() *cli.Command {
@@ -63,6 +65,12 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 	s, err := loadSweep(o.sweep)
 	if err != nil {
 		return err
+	}
+	// Ask before the store and the session are made, and say it plainly,
+	// as doctor does, rather than pass on sbatch's fatal DNS lookup.
+	if _, err := slurm.NewClient().Partitions(ctx); errors.Is(err, slurm.ErrNoCluster) {
+		return fmt.Errorf("submit %s: %w here (efaxx doctor says more; efaxx run runs a sweep on this machine)",
+			o.sweep, slurm.ErrNoCluster)
 	}
 	env, err := openSlurm(ctx, o.db, o.workdir, true)
 	if err != nil {
