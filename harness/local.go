@@ -45,22 +45,12 @@ var ErrInterrupted = errors.New("sweep interrupted")
 // and ingests each run into db as soon as it ends, so an interruption
 // loses nothing that finished.
 func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []LocalRun, error) {
-	if _, err := exec.LookPath(l.mpirun()); err != nil {
-		return nil, nil, fmt.Errorf("mpirun not found (install openmpi-bin, or run `make deps`): %w", err)
-	}
-	if c := s.Resources.Container; c != nil {
-		return nil, nil, fmt.Errorf("sweep %s runs in the container image %s: efaxx run starts its ranks on this machine, "+
-			"outside any container; submit the sweep to Slurm with efaxx submit, where pyxis runs them in the image", s.Name, c.Image)
+	if err := l.Check(s); err != nil {
+		return nil, nil, err
 	}
 	points, err := s.PointsContext(ctx)
 	if err != nil {
 		return nil, nil, ErrInterrupted
-	}
-	for _, p := range points {
-		if p.Nodes > 1 {
-			return nil, nil, fmt.Errorf("point %d (%s) asks for %d nodes: efaxx run uses this machine only; submit the sweep to Slurm with efaxx submit",
-				p.Index, p.Label(), p.Nodes)
-		}
 	}
 	ss, err := NewSession(l.Workdir, s, l.now())
 	if err != nil {
@@ -81,6 +71,26 @@ func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []
 		}
 	}
 	return ss, runs, nil
+}
+
+// Check says why s cannot run on this machine, if it cannot: no mpirun, a
+// container, more than one node. Run checks it first; a caller checks it
+// before it creates a store for the results.
+func (l *Local) Check(s *Sweep) error {
+	if _, err := exec.LookPath(l.mpirun()); err != nil {
+		return fmt.Errorf("mpirun not found (install openmpi-bin, or run `make deps`): %w", err)
+	}
+	if c := s.Resources.Container; c != nil {
+		return fmt.Errorf("sweep %s runs in the container image %s: efaxx run starts its ranks on this machine, "+
+			"outside any container; submit the sweep to Slurm with efaxx submit, where pyxis runs them in the image", s.Name, c.Image)
+	}
+	for _, n := range s.valuesOf("nodes") {
+		if n.(int) > 1 {
+			return fmt.Errorf("sweep %s asks for nodes = %d: efaxx run uses this machine only; submit the sweep to Slurm with efaxx submit",
+				s.Name, n)
+		}
+	}
+	return nil
 }
 
 func (l *Local) runPoint(ctx context.Context, db *results.DB, ss *Session, p Point) (LocalRun, error) {

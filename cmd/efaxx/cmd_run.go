@@ -70,12 +70,15 @@ func runRun(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	local := &harness.Local{RunnerPath: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr, Tags: o.tags}
+	if err := local.Check(s); err != nil { // before a store is made for runs that cannot be
+		return err
+	}
 	db, err := createStore(ctx, o.db)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	local := &harness.Local{RunnerPath: runner, Mpirun: o.mpirun, Workdir: o.workdir, Progress: o.stderr, Tags: o.tags}
 	fmt.Fprintf(o.stderr, "sweep %q: %s, results into %s\n", s.Name, quantity(s.Len(), "point"), o.db)
 	session, runs, runErr := local.Run(ctx, db, s)
 	if len(runs) > 0 {
@@ -145,6 +148,7 @@ func printSummary(ctx context.Context, w io.Writer, db *results.DB, runs []harne
 		if err := writeTable(w, "table", t); err != nil {
 			return err
 		}
+		fmt.Fprintln(w, st.note())
 	}
 	return nil
 }

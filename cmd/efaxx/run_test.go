@@ -165,4 +165,24 @@ func TestRunRefusesContainer(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
 		t.Error("run made a session for a sweep it refused")
 	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("run made a store for a sweep it refused")
+	}
+}
+
+// TestRunRefusesNodes: a sweep of more than one node is refused before
+// anything is made: no store, no session.
+func TestRunRefusesNodes(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "wide.toml"), "name = \"wide\"\nbenchmark = \"write\"\n[slurm]\nnodes = [1, 2]\n")
+	db := filepath.Join(dir, "efaxx.db")
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", "/bin/true", file)
+	if code != 3 || !strings.Contains(stderr, "efaxx: sweep wide asks for nodes = 2: efaxx run uses this machine only") {
+		t.Errorf("run of a 2-node sweep = %d, %q; want it refused", code, stderr)
+	}
+	for _, p := range []string{db, filepath.Join(dir, "runs")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("run made %s for a sweep it refused", p)
+		}
+	}
 }
