@@ -120,11 +120,13 @@ func printNotes(w io.Writer, rep *harness.SyncReport) {
 	if rep == nil {
 		return
 	}
+	// Notes and problems quote what Slurm and the run directories said:
+	// escaped, as every stored string printed is.
 	for _, n := range rep.Notes {
-		fmt.Fprintln(w, "note:", n)
+		fmt.Fprintln(w, "note:", printable(n))
 	}
 	for _, p := range rep.Problems {
-		fmt.Fprintln(w, "warning:", p)
+		fmt.Fprintln(w, "warning:", printable(fmt.Sprint(p)))
 	}
 }
 
