@@ -390,7 +390,8 @@ func TestPointLabels(t *testing.T) {
 }
 
 // TestShowFingerprint: show prints each fingerprint field once, and where
-// the ranks differ, each value with its ranks; JSON holds the same.
+// the ranks differ, each value with its ranks; JSON holds the same. Under
+// its table, show says which bytes its Gbps count.
 func TestShowFingerprint(t *testing.T) {
 	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 4, PerHost: 2, Sizes: []uint64{4096},
 		Fingerprint: func(rank int, fp *record.Rank) {
@@ -401,7 +402,8 @@ func TestShowFingerprint(t *testing.T) {
 	code, stdout, stderr := efaxx(t, "--db", db, "show", "1")
 	for _, want := range []string{"fingerprint of 4 ranks:", "libfabric        1.17.0 (ranks 0-2); 1.18.0 (rank 3)",
 		"mpi              Open MPI v4.1.4\n", "host             node0000 (ranks 0-1); node0001 (ranks 2-3)",
-		"efaxx_version    synth\n", "provider         shm\n"} {
+		"efaxx_version    synth\n", "provider         shm\n",
+		"\n  Gbps: payload bytes the rank sent and received, per second of timed loop, in 1e9 bit/s\n"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("efaxx show 1 = %d, lacks %q:\n%s%s", code, want, stdout, stderr)
 		}

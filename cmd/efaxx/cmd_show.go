@@ -158,6 +158,7 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	if err := writeTable(w, format, t); err != nil || format != "table" {
 		return err
 	}
+	fmt.Fprintln(w, st.note())
 	size, pairs, err := db.PairStats(ctx, id)
 	if err != nil {
 		return err

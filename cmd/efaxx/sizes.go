@@ -58,6 +58,10 @@ func (t *sizeTable) header(lead ...string) []string {
 	return h
 }
 
+// note says what the table's metric counts, for a line under it: which
+// bytes a bandwidth counts (the metric's own doc, as query's help has it).
+func (t *sizeTable) note() string { return "  " + unitHeader(t.metric) + ": " + t.metric.Doc }
+
 // empty is the row of a run without samples, after its lead columns.
 func (t *sizeTable) empty() []string {
 	n := len(t.header())
