@@ -425,12 +425,7 @@ func TestShowFingerprint(t *testing.T) {
 // would pass Slurm's default max_script_size, runs as several jobs, and
 // plan says so.
 func TestPlanSplitsScripts(t *testing.T) {
-	iters := make([]string, 10_000)
-	for i := range iters {
-		iters[i] = fmt.Sprint(i + 1)
-	}
-	sweep := writeFile(t, filepath.Join(t.TempDir(), "big.toml"), "name = \"big\"\nbenchmark = \"write\"\n[params]\niterations = ["+
-		strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
+	sweep := bigSweep(t, 10_000)
 	code, stdout, stderr := efaxx(t, "plan", sweep, "--runner", "/opt/efaxx/bin/efaxx-runner") // plan only writes the path into its scripts
 	if code != 0 || !regexp.MustCompile(`split: the 10000 points of nodes=1 ranks=2 run as 2 jobs: one script of them all would be \d+\.\d MB \(\d+ bytes\), more than max_script_size, 4\.2 MB \(4194304 bytes\)`).MatchString(stdout) ||
 		strings.Count(stdout, "==> job ") != 2 {

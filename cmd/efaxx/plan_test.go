@@ -27,6 +27,17 @@ func (c *countingContext) Err() error {
 	return nil
 }
 
+// bigSweep writes a sweep of n write points (iterations 1..n) on Slurm,
+// and returns its path.
+func bigSweep(t *testing.T, n int) string {
+	iters := make([]string, n)
+	for i := range iters {
+		iters[i] = fmt.Sprint(i + 1)
+	}
+	return writeFile(t, filepath.Join(t.TempDir(), "big.toml"), "name = \"big\"\nbenchmark = \"write\"\n[params]\niterations = ["+
+		strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
+}
+
 // TestPlanInterrupted: a plan, with or without its Slurm jobs, stops when
 // its context is done, at any point of its work, with exit status 130 and
 // efaxx: interrupted; a context a signal ended gives that signal's status.
@@ -34,21 +45,17 @@ func (c *countingContext) Err() error {
 // expansion and the table; with --slurm also the steps of the jobs, their
 // scripts and the table of steps.
 func TestPlanInterrupted(t *testing.T) {
-	iters := make([]string, 2000)
-	for i := range iters {
-		iters[i] = fmt.Sprint(i + 1)
-	}
-	sweep := writeFile(t, filepath.Join(t.TempDir(), "big.toml"), "name = \"big\"\nbenchmark = \"write\"\n[params]\niterations = ["+
-		strings.Join(iters, ",")+"]\n[slurm]\ntime = \"10\"\n")
+	const points = 2000
+	sweep := bigSweep(t, points)
 	for _, tt := range []struct {
 		slurm  string
 		passes int
 	}{{"--slurm", 5}, {"--slurm=false", 2}} {
 		args := []string{"efaxx", "plan", tt.slurm, sweep, "--runner", "/opt/efaxx/bin/efaxx-runner"}
 		whole := &countingContext{Context: t.Context(), limit: -1}
-		if code := run(whole, args, new(bytes.Buffer), new(bytes.Buffer)); code != 0 || whole.asked < tt.passes*len(iters) {
+		if code := run(whole, args, new(bytes.Buffer), new(bytes.Buffer)); code != 0 || whole.asked < tt.passes*points {
 			t.Fatalf("plan %s = %d, asked its context %d times, want 0 and at least %d times a point (%d)",
-				tt.slurm, code, whole.asked, tt.passes, tt.passes*len(iters))
+				tt.slurm, code, whole.asked, tt.passes, tt.passes*points)
 		}
 		for _, limit := range []int{0, whole.asked / 4, whole.asked / 2, whole.asked * 3 / 4, whole.asked - 1} {
 			var stdout, stderr bytes.Buffer
