@@ -393,3 +393,25 @@ func TestIngest_SweepSpecLater(t *testing.T) {
 		t.Errorf("spec after sweep.toml appeared = %q, want %q", got, testSweep)
 	}
 }
+
+func TestIngest_LongLine(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096, 65536)
+	// Line 3 of rank 1 is far longer than a record, as a runner that
+	// printed a buffer into its file leaves it; the lines after it are
+	// whole and are stored.
+	r.lines[1][2] = `{"type":"note","text":"` + strings.Repeat("x", 3<<20) + `"}`
+	dir := r.write(t, session, "000-p1")
+
+	rep := mustIngest(t, db, dir)
+	wantProblem := filepath.Join(dir, "rank-00001.ndjson") + ":3: line longer than 1048576 bytes, skipped"
+	if got := lineerr.Errors(rep.Problems).Error(); got != wantProblem {
+		t.Errorf("problems = %v, want [%s]", got, wantProblem)
+	}
+	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
+		Reason: "unusable lines from rank 1", Samples: 5, New: true}
+	if got := rep.Runs[0]; got != want {
+		t.Errorf("run = %+v, want %+v", got, want)
+	}
+}

@@ -20,7 +20,8 @@ import (
 )
 
 // maxLine is the longest NDJSON line ingest reads. Records are a few
-// hundred bytes and fingerprints a few KiB; a longer line is damage.
+// hundred bytes and fingerprints a few KiB; a longer line is damage, and
+// is skipped whole while the lines after it are read.
 const maxLine = 1 << 20
 
 // rankFile is what ingest learnt of one rank from its file.
@@ -192,6 +193,12 @@ func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf [
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if tail.long {
+			if !(running && tail.unterminated) {
+				f.problem(path, n, fmt.Sprintf("line longer than %d bytes, skipped", maxLine))
+			}
+			continue
+		}
 		row, ok, msg := f.add(sc.Bytes())
 		switch {
 		case msg != "" && !(running && tail.unterminated):
@@ -202,12 +209,7 @@ func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf [
 			}
 		}
 	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		f.problem(path, n+1, fmt.Sprintf("line longer than %d bytes; rest of the file skipped", maxLine))
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return sc.Err()
 }
 
 // problem records line n of the file at path as skipped, for msg.
@@ -217,13 +219,32 @@ func (f *rankFile) problem(path string, n int, msg string) {
 }
 
 // tailSplit splits lines as bufio.ScanLines does and notes whether the
-// last line lacked its newline.
+// last line lacked its newline. A line longer than maxLine is dropped as
+// it is read, not kept whole: it becomes one empty token with long set,
+// and the lines after it are read as usual.
 type tailSplit struct {
 	unterminated bool
+	skipping     bool // within a line longer than maxLine
+	long         bool // the last token stands for a line longer than maxLine
 }
 
 // split is a bufio.SplitFunc.
 func (t *tailSplit) split(data []byte, atEOF bool) (int, []byte, error) {
+	t.long = false
+	i := bytes.IndexByte(data, '\n')
+	switch {
+	case t.skipping && i >= 0:
+		t.skipping, t.long = false, true
+		return i + 1, []byte{}, nil
+	case t.skipping && atEOF:
+		t.skipping, t.long, t.unterminated = false, true, true
+		return len(data), []byte{}, nil
+	case t.skipping || (i < 0 && !atEOF && len(data) >= maxLine):
+		// The scanner's buffer is full and holds no newline: drop what
+		// it holds, so that it never fails with bufio.ErrTooLong.
+		t.skipping = true
+		return len(data), nil, nil
+	}
 	advance, token, err := bufio.ScanLines(data, atEOF)
 	if atEOF && token != nil && bytes.IndexByte(data, '\n') < 0 {
 		t.unterminated = true
