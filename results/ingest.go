@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -98,9 +99,40 @@ func (db *DB) IngestRuns(ctx context.Context, dirs []string) (*IngestReport, err
 	return rep, nil
 }
 
-// manifestProblem is the problem of the run.json of dir that cannot be read.
+// manifestProblem is the problem of the run.json of dir that cannot be
+// read. Where readManifest found the line and key, err is a
+// *lineerr.Error without its file.
 func manifestProblem(dir string, err error) *lineerr.Error {
-	return &lineerr.Error{File: filepath.Join(dir, record.ManifestName), Err: err}
+	file := filepath.Join(dir, record.ManifestName)
+	if le, ok := err.(*lineerr.Error); ok {
+		return &lineerr.Error{File: file, Line: le.Line, Key: le.Key, Err: le.Err}
+	}
+	return &lineerr.Error{File: file, Err: err}
+}
+
+// jsonProblem places the error of decoding the JSON text b at its line
+// and key, where the decoder says where it is. A text cut short is
+// placed at no line, as lineerr has it.
+func jsonProblem(b []byte, err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return &lineerr.Error{Line: lineAt(b, syntax.Offset), Err: err}
+	case errors.As(err, &typ):
+		return &lineerr.Error{Line: lineAt(b, typ.Offset), Key: typ.Field,
+			Err: fmt.Errorf("%s, want %s", typ.Value, typ.Type)}
+	}
+	return err
+}
+
+// lineAt returns the 1-based line of byte offset off of b, or 0 when off
+// is past its end.
+func lineAt(b []byte, off int64) int {
+	if off < 0 || off >= int64(len(b)) {
+		return 0
+	}
+	return bytes.Count(b[:off], []byte("\n")) + 1
 }
 
 // runDirs returns the run directories at or under path, sorted.
@@ -259,9 +291,11 @@ func readManifest(dir string) (*record.Manifest, error) {
 	}
 	var m record.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
+		return nil, jsonProblem(b, err)
 	}
 	switch {
+	case m.Ranks < 1:
+		return nil, &lineerr.Error{Key: "ranks", Err: fmt.Errorf("%d, want 1 or more", m.Ranks)}
 	case m.UID == "":
 		return nil, errors.New("no uid")
 	case m.SweepHash == "":

@@ -415,3 +415,31 @@ func TestIngest_LongLine(t *testing.T) {
 		t.Errorf("run = %+v, want %+v", got, want)
 	}
 }
+
+func TestIngest_ManifestProblemLine(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"syntax", "{\n  \"uid\": \"u\",,\n  \"ranks\": 2\n}\n", ":2: invalid character ',' looking for beginning of object key string"},
+		{"type", "{\n  \"uid\": \"u\",\n  \"ranks\": \"2\"\n}\n", ":3: ranks: string, want int"},
+		{"cut short", `{"uid": "u"`, ": unexpected end of JSON input"},
+		// A manifest that says no rank ran would make every rank file
+		// an extra one and a missing rank go unseen.
+		{"no ranks", `{"uid": "u", "sweep_hash": "h", "point": "p", "ranks": 0}`, ": ranks: 0, want 1 or more"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := MustOpenDB(t)
+			dir := t.TempDir()
+			file := filepath.Join(dir, record.ManifestName)
+			mustWrite(t, file, tt.text)
+			rep := mustIngest(t, db, dir)
+			if got, want := lineerr.Errors(rep.Problems).Error(), file+tt.want; got != want {
+				t.Errorf("problems = %s, want %s", got, want)
+			}
+			if len(rep.Runs) != 0 {
+				t.Errorf("runs = %+v, want none", rep.Runs)
+			}
+		})
+	}
+}

@@ -19,7 +19,7 @@ func TestIngestWarnings(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(run, "run.json"), "{bad")
 	code, stdout, stderr := efaxx(t, "--db", filepath.Join(t.TempDir(), "test.db"), "ingest", dir)
-	if code != 3 || stdout != "" || !strings.Contains(stderr, `warning: `+dir+`/bad\x1b[2J/run.json: invalid character`) ||
+	if code != 3 || stdout != "" || !strings.Contains(stderr, `warning: `+dir+`/bad\x1b[2J/run.json:1: invalid character`) ||
 		strings.Contains(stderr, "\x1b") {
 		t.Errorf("efaxx ingest of a bad run.json = %d, stdout %q, stderr %q; want 3 and an escaped warning on stderr",
 			code, stdout, stderr)
@@ -47,7 +47,7 @@ func TestIngestNothing(t *testing.T) {
 		{[]string{empty}, `efaxx: ingest "` + empty + `": no run directory (one holding run.json) under it`},
 		{[]string{good, empty}, `efaxx: ingest "` + empty + `": no run directory`},
 		{[]string{good, missing}, `efaxx: ingest "` + missing + `": stat ` + missing + `: no such file or directory`},
-		{[]string{bad}, `warning: ` + bad + `/run.json: invalid character`},
+		{[]string{bad}, `warning: ` + bad + `/run.json:1: invalid character`},
 	}
 	for _, tt := range tests {
 		db := filepath.Join(t.TempDir(), "test.db")
