@@ -443,3 +443,29 @@ func TestIngest_ManifestProblemLine(t *testing.T) {
 		})
 	}
 }
+
+func TestIngest_DuplicateSample(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096)
+	// Rank 0's sample of 1024 bytes is written twice as it was, and
+	// rank 1's once more with other numbers, as a rank that was started
+	// twice on the same file leaves it.
+	again := sampleOf("sendrecv", 1, 2, 1024)
+	again.ElapsedNs *= 3
+	r.lines[0] = append(r.lines[0][:2], append([]string{r.lines[0][1]}, r.lines[0][2:]...)...)
+	r.lines[1] = append(r.lines[1][:3], append([]string{mustJSON(again)}, r.lines[1][3:]...)...)
+	dir := r.write(t, session, "000-p1")
+
+	rep := mustIngest(t, db, dir)
+	wantProblem := filepath.Join(dir, "rank-00001.ndjson") +
+		":4: second sample of size 1024, peer 0, unlike the one at line 2, which is kept"
+	if got := lineerr.Errors(rep.Problems).Error(); got != wantProblem {
+		t.Errorf("problems = %s, want %s", got, wantProblem)
+	}
+	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
+		Reason: "unusable lines from rank 1", Samples: 4, New: true}
+	if got := rep.Runs[0]; got != want {
+		t.Errorf("run = %+v, want %+v", got, want)
+	}
+}

@@ -34,6 +34,8 @@ type rankFile struct {
 	badLines int              // lines skipped as unreadable or invalid
 	samples  int              // sample rows this ingest added
 	problems []*lineerr.Error // the skipped lines, in line order
+
+	seen map[sampleKey]seenSample // while reading: the samples so far
 }
 
 // batchRows is how many sample rows the parser hands to the writer at
@@ -204,12 +206,54 @@ func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf [
 		case msg != "" && !(running && tail.unterminated):
 			f.problem(path, n, msg)
 		case ok:
+			if msg := f.duplicate(row, n); msg != "" {
+				f.problem(path, n, msg)
+				continue
+			}
 			if err := add(row); err != nil {
 				return err
 			}
 		}
 	}
+	f.seen = nil
 	return sc.Err()
+}
+
+// sampleKey is what tells a rank's samples apart: the key of the samples
+// table within one run and rank.
+type sampleKey struct {
+	size, peer int64
+	variant    string
+}
+
+// seenSample is the first sample of a key in a file, and its line.
+type seenSample struct {
+	row  sampleRow
+	line int
+}
+
+// duplicate returns why row, read at line n, is not stored, or "". The
+// store keeps the first sample of a key, so a second one that differs
+// would be dropped unsaid; an exact copy of a line adds nothing and is
+// let through.
+func (f *rankFile) duplicate(row sampleRow, n int) string {
+	if f.seen == nil {
+		f.seen = map[sampleKey]seenSample{}
+	}
+	key := sampleKey{row.size, row.peer, row.variant}
+	first, ok := f.seen[key]
+	switch {
+	case !ok:
+		f.seen[key] = seenSample{row, n}
+		return ""
+	case first.row == row:
+		return ""
+	}
+	what := fmt.Sprintf("size %d, peer %d", row.size, row.peer)
+	if row.variant != "" {
+		what += fmt.Sprintf(", variant %q", row.variant)
+	}
+	return fmt.Sprintf("second sample of %s, unlike the one at line %d, which is kept", what, first.line)
 }
 
 // problem records line n of the file at path as skipped, for msg.
