@@ -78,7 +78,7 @@ func (x *SlurmExecutor) Cancel(ctx context.Context, f results.JobFilter) ([]resu
 		return nil, err
 	}
 	var active []results.Job
-	var ids []slurm.ID
+	var tracked []slurm.Tracked
 	for _, j := range jobs {
 		if slurm.State(j.State).Final() {
 			continue
@@ -87,12 +87,27 @@ func (x *SlurmExecutor) Cancel(ctx context.Context, f results.JobFilter) ([]resu
 		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", j.JobID, err)
 		}
-		active, ids = append(active, j), append(ids, id)
+		active, tracked = append(active, j), append(tracked, slurm.Tracked{ID: id, Dir: j.Dir, TimeLimit: j.TimeLimit})
 	}
-	if len(active) == 0 {
+	// The store holds the state of the last sync: a job may have ended
+	// since, and scancel says nothing of a job that has, so ask Slurm
+	// rather than claim to cancel a job that completed.
+	states, err := x.Client.Query(ctx, tracked)
+	if err != nil {
+		return nil, err
+	}
+	var cancel []results.Job
+	var ids []slurm.ID
+	for i, j := range active {
+		if st := states.States[tracked[i].ID.String()]; st != nil && st.State.Final() {
+			continue
+		}
+		cancel, ids = append(cancel, j), append(ids, tracked[i].ID)
+	}
+	if len(cancel) == 0 {
 		return nil, fmt.Errorf("%w that are pending or running", ErrNoJobs)
 	}
-	return active, x.Client.Cancel(ctx, ids)
+	return cancel, x.Client.Cancel(ctx, ids)
 }
 
 // Watch syncs the jobs f selects every interval, and calls show with them

@@ -27,11 +27,12 @@ import (
 // with a fixed answer: sacct without accounting, and slurmctld that has
 // forgotten every job, unless states says otherwise.
 type fakeSlurm struct {
-	ids    []string
-	sbatch []error // error of each sbatch call, by order; nil or short for success
-	calls  int
-	sacct  string // sacct output; "" for no accounting
-	squeue string // squeue output; "" for no job known
+	ids     []string
+	sbatch  []error // error of each sbatch call, by order; nil or short for success
+	calls   int
+	sacct   string // sacct output; "" for no accounting
+	squeue  string // squeue output; "" for no job known
+	scancel int    // scancel calls
 }
 
 func (f *fakeSlurm) runner() *mock.Commander {
@@ -55,6 +56,7 @@ func (f *fakeSlurm) runner() *mock.Commander {
 			}
 			return []byte(f.squeue), nil
 		case "scancel":
+			f.scancel++
 			return nil, nil
 		}
 		return nil, fmt.Errorf("unexpected command %s", name)
@@ -290,6 +292,17 @@ func TestCancelNeedsActiveJobs(t *testing.T) {
 	}
 	if _, err := x.Cancel(t.Context(), results.JobFilter{Sweep: "other"}); !errors.Is(err, harness.ErrNoJobs) {
 		t.Errorf("Cancel of a sweep without jobs = %v, want ErrNoJobs", err)
+	}
+}
+
+// TestCancelAsksSlurmFirst: a job stored as pending that has completed
+// since the last sync is not cancelled, nor said to be.
+func TestCancelAsksSlurmFirst(t *testing.T) {
+	f := &fakeSlurm{squeue: "201|COMPLETED|None|h1|1795381380|1795381400|1:00|efaxx-x\n"}
+	x, _ := submitted(t, f)
+	jobs, err := x.Cancel(t.Context(), results.JobFilter{Sweep: "x"})
+	if !errors.Is(err, harness.ErrNoJobs) || len(jobs) != 0 || f.scancel != 0 {
+		t.Errorf("Cancel of a completed job = %+v, %v, %d scancel calls; want ErrNoJobs and none", jobs, err, f.scancel)
 	}
 }
 
