@@ -93,11 +93,13 @@ func runRuns(ctx context.Context, w, stderr io.Writer, o runsOptions) error {
 		return err
 	}
 	defer db.Close()
-	if err := harness.CheckFilter(ctx, db, o.filter); err != nil {
-		return err
-	}
+	// Sync before the filter is checked: a sweep whose jobs have ended but
+	// are not stored yet has no runs until the sync stores them.
 	if o.syncWorkdir != "" {
 		syncFirst(ctx, stderr, db, o.syncWorkdir)
+	}
+	if err := harness.CheckFilter(ctx, db, o.filter); err != nil {
+		return err
 	}
 	runs, err := db.Runs(ctx, o.filter)
 	if err != nil {

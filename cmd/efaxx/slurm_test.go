@@ -412,10 +412,16 @@ func TestSlurmNoAccounting(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "job.exit")); err != nil {
 		t.Fatalf("slurmctld forgot job %s, which left no exit marker: %v", jobID, err)
 	}
-	code, stdout, stderr := e.run("status", session)
-	if code != 0 || !regexp.MustCompile(`COMPLETED\s+marker`).MatchString(stdout) ||
-		!strings.Contains(stderr, "accounting storage is disabled") {
-		t.Errorf("status = %d, want COMPLETED from the markers, and sacct's reason noted\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	// runs syncs first, before it checks --sweep: the sweep's runs are
+	// there to be selected.
+	code, stdout, stderr := e.run("runs", "--sweep", "slurm-demo", "--columns", "run,status")
+	if code != 0 || strings.Count(stdout, " ok") != 2 || !strings.Contains(stderr, "accounting storage is disabled") {
+		t.Errorf("runs --sweep slurm-demo before any sync = %d, want its 2 ok runs, and sacct's reason noted\nstdout:\n%s\nstderr:\n%s",
+			code, stdout, stderr)
+	}
+	code, stdout, stderr = e.run("status", session)
+	if code != 0 || !regexp.MustCompile(`COMPLETED\s+marker`).MatchString(stdout) {
+		t.Errorf("status = %d, want COMPLETED from the markers\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for step := range 2 {
 		want := jobID + "." + strconv.Itoa(step)
