@@ -193,18 +193,19 @@ func (db *DB) RunsOfJob(ctx context.Context, id int64) ([]Run, error) {
 }
 
 // PointHistory is what the store knows of earlier attempts at one point by
-// a Slurm executor with one runner version.
+// a Slurm executor.
 type PointHistory struct {
-	OK       bool   // a run of the point ended ok
-	Last     string // the status of its latest run; "" when it has none
+	OK       bool   // a run of the point by the runner version asked about ended ok
+	Last     string // the status of its latest run by any runner (a failed point is retried with a new build); "" for none
 	InFlight bool   // a job not yet settled holds a step of the point
 }
 
 // PointHistories returns, for each point hash, what the store knows of
-// its Slurm runs within sweep (by name) with runnerVersion and of the
-// sweep's jobs still in flight. Another sweep's runs of an equal point do
-// not count: the sweeps may differ in what no parameter records (a NIC
-// shaped slower, another cluster). Points never seen are absent.
+// its Slurm runs within sweep (by name), whether one with runnerVersion
+// ended ok, and of the sweep's jobs still in flight. Another sweep's runs
+// of an equal point do not count: the sweeps may differ in what no
+// parameter records (a NIC shaped slower, another cluster). Points never
+// seen are absent.
 func (db *DB) PointHistories(ctx context.Context, sweep, runnerVersion string, hashes []string) (map[string]PointHistory, error) {
 	out := map[string]PointHistory{}
 	if err := db.pointRuns(ctx, sweep, runnerVersion, hashes, out); err != nil {
@@ -230,9 +231,9 @@ func (db *DB) PointHistories(ctx context.Context, sweep, runnerVersion string, h
 	return out, nil
 }
 
-// pointRuns fills out with the ok flag and latest status of each point's
-// Slurm runs in sweep of runnerVersion. The hashes go in batches, as
-// SQLite bounds the number of parameters of one statement.
+// pointRuns fills out with the ok flag of each point's Slurm runs in sweep
+// of runnerVersion, and the latest status of any of them. The hashes go
+// in batches, as SQLite bounds the number of parameters of one statement.
 func (db *DB) pointRuns(ctx context.Context, sweep, runnerVersion string, hashes []string, out map[string]PointHistory) error {
 	const batch = 500
 	for len(hashes) > 0 {
@@ -243,13 +244,13 @@ func (db *DB) pointRuns(ctx context.Context, sweep, runnerVersion string, hashes
 		}
 		hashes = hashes[n:]
 		rows, err := db.db.QueryContext(ctx, `
-			SELECT p.hash, MAX(r.status = 'ok'),
+			SELECT p.hash, MAX(r.status = 'ok' AND r.runner_version = ?1),
 				(SELECT r2.status FROM runs r2 JOIN points p2 ON p2.id = r2.point_id
 				 JOIN sweeps s2 ON s2.id = p2.sweep_id
-				 WHERE p2.hash = p.hash AND s2.name = ?2 AND r2.executor = 'slurm' AND r2.runner_version = ?1
+				 WHERE p2.hash = p.hash AND s2.name = ?2 AND r2.executor = 'slurm'
 				 ORDER BY r2.started_ns DESC, r2.id DESC LIMIT 1)
 			FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id
-			WHERE r.executor = 'slurm' AND r.runner_version = ?1 AND s.name = ?2
+			WHERE r.executor = 'slurm' AND s.name = ?2
 				AND p.hash IN (`+placeholdersFrom(3, n)+`)
 			GROUP BY p.hash`, args...)
 		if err != nil {

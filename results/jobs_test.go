@@ -128,7 +128,7 @@ func TestPointHistories(t *testing.T) {
 	older.manifest.StartNs -= 1e12 // an ok run of pb, before the failed one
 	mustIngest(t, db, older.write(t, session, "002-pb"))
 	other := slurmRun("s1-003", "pd", record.StatusOK)
-	other.manifest.RunnerVersion = "v0" // another runner: does not count
+	other.manifest.RunnerVersion = "v0" // another runner: its latest run, but not an ok one of v1
 	mustIngest(t, db, other.write(t, session, "003-pd"))
 	elsewhere := slurmRun("s2-000", "pe", record.StatusOK)
 	elsewhere.manifest.Sweep, elsewhere.manifest.SweepHash = "other", "otherhash" // another sweep: does not count
@@ -144,6 +144,7 @@ func TestPointHistories(t *testing.T) {
 		"pa": {OK: true, Last: "ok"},
 		"pb": {OK: true, Last: "failed"},
 		"pc": {InFlight: true},
+		"pd": {Last: "ok"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("PointHistories = %+v, want %+v", got, want)
