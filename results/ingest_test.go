@@ -125,15 +125,22 @@ func TestIngest_Garbled(t *testing.T) {
 	r.lines[1][2] = line[:len(line)/2]
 	dir := r.write(t, session, "000-p1")
 
-	rep := mustIngest(t, db, dir)
-	wantProblem := filepath.Join(dir, "rank-00001.ndjson") + ":3: unexpected end of JSON input"
-	if len(rep.Problems) != 1 || rep.Problems[0].Error() != wantProblem {
-		t.Errorf("problems = %v, want [%s]", rep.Problems, wantProblem)
+	wantRank1Partial(t, mustIngest(t, db, dir), dir, ":3: unexpected end of JSON input", 5)
+}
+
+// wantRank1Partial checks that an ingest stored its one run (uid-1, in
+// dir) as partial for rank 1's one unusable line, problem after the file
+// name, with samples sample rows.
+func wantRank1Partial(t *testing.T, rep *results.IngestReport, dir, problem string, samples int) {
+	t.Helper()
+	wantProblem := filepath.Join(dir, "rank-00001.ndjson") + problem
+	if got := lineerr.Errors(rep.Problems).Error(); len(rep.Problems) != 1 || got != wantProblem {
+		t.Errorf("problems = %s, want %s", got, wantProblem)
 	}
 	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
-		Reason: "unusable lines from rank 1", Samples: 5, New: true}
-	if got := rep.Runs[0]; got != want {
-		t.Errorf("run = %+v, want %+v", got, want)
+		Reason: "unusable lines from rank 1", Samples: samples, New: true}
+	if len(rep.Runs) != 1 || rep.Runs[0] != want {
+		t.Errorf("runs = %+v, want [%+v]", rep.Runs, want)
 	}
 }
 
@@ -404,16 +411,7 @@ func TestIngest_LongLine(t *testing.T) {
 	r.lines[1][2] = `{"type":"note","text":"` + strings.Repeat("x", 3<<20) + `"}`
 	dir := r.write(t, session, "000-p1")
 
-	rep := mustIngest(t, db, dir)
-	wantProblem := filepath.Join(dir, "rank-00001.ndjson") + ":3: line longer than 1048576 bytes, skipped"
-	if got := lineerr.Errors(rep.Problems).Error(); got != wantProblem {
-		t.Errorf("problems = %v, want [%s]", got, wantProblem)
-	}
-	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
-		Reason: "unusable lines from rank 1", Samples: 5, New: true}
-	if got := rep.Runs[0]; got != want {
-		t.Errorf("run = %+v, want %+v", got, want)
-	}
+	wantRank1Partial(t, mustIngest(t, db, dir), dir, ":3: line longer than 1048576 bytes, skipped", 5)
 }
 
 func TestIngest_ManifestProblemLine(t *testing.T) {
@@ -457,15 +455,6 @@ func TestIngest_DuplicateSample(t *testing.T) {
 	r.lines[1] = append(r.lines[1][:3], append([]string{mustJSON(again)}, r.lines[1][3:]...)...)
 	dir := r.write(t, session, "000-p1")
 
-	rep := mustIngest(t, db, dir)
-	wantProblem := filepath.Join(dir, "rank-00001.ndjson") +
-		":4: second sample of size 1024, peer 0, unlike the one at line 2, which is kept"
-	if got := lineerr.Errors(rep.Problems).Error(); got != wantProblem {
-		t.Errorf("problems = %s, want %s", got, wantProblem)
-	}
-	want := results.IngestedRun{ID: 1, UID: "uid-1", Dir: dir, Status: record.StatusPartial,
-		Reason: "unusable lines from rank 1", Samples: 4, New: true}
-	if got := rep.Runs[0]; got != want {
-		t.Errorf("run = %+v, want %+v", got, want)
-	}
+	wantRank1Partial(t, mustIngest(t, db, dir), dir,
+		":4: second sample of size 1024, peer 0, unlike the one at line 2, which is kept", 4)
 }
