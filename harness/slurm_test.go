@@ -327,3 +327,36 @@ func TestJobFilterFor(t *testing.T) {
 		t.Error("JobFilterFor accepted a sweep and a job id together")
 	}
 }
+
+// TestSubmitInterruptedRecordsJob: the context is cancelled while sbatch
+// runs, after slurmctld took the job. sbatch must be let finish, its job
+// recorded, and Submit stop there with the context's cause.
+func TestSubmitInterruptedRecordsJob(t *testing.T) {
+	stop := errors.New("interrupted (SIGINT)")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	f := &fakeSlurm{}
+	x := newExecutor(t, f)
+	calls := 0
+	x.Client.Commander = &mock.Commander{RunFunc: func(cmdCtx context.Context, name string, args ...string) ([]byte, error) {
+		if name != "sbatch" {
+			return f.runner().Run(cmdCtx, name, args...)
+		}
+		calls++
+		cancel(stop)
+		// Like sbatch killed through its context.
+		select {
+		case <-cmdCtx.Done():
+			return nil, cmdCtx.Err()
+		case <-time.After(100 * time.Millisecond):
+			return []byte("401\n"), nil
+		}
+	}}
+	sub, err := x.Submit(ctx, mustParse(t, head+"[params]\nranks = [2, 4]\n"), harness.SubmitOptions{})
+	if !errors.Is(err, stop) {
+		t.Errorf("Submit error = %v, want the context's cause", err)
+	}
+	jobs, _ := x.DB.Jobs(t.Context(), results.JobFilter{})
+	if calls != 1 || len(jobs) != 1 || jobs[0].JobID != "401" || sub == nil || len(sub.Jobs) != 1 {
+		t.Errorf("%d sbatch calls, recorded %+v; want one call and job 401 recorded", calls, jobs)
+	}
+}

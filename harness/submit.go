@@ -54,7 +54,9 @@ const PlanFile = "plan.json"
 // session and submits one job per shape with sbatch, recording each job
 // as sbatch accepts it. It returns once the jobs are queued. When sbatch
 // refuses a job, Submit stops there: the jobs accepted before it stay
-// submitted and recorded, and the error carries Slurm's message.
+// submitted and recorded, and the error carries Slurm's message. When ctx
+// is cancelled, Submit waits for the sbatch under way, records its job,
+// and stops with ctx's cause.
 func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions) (*Submission, error) {
 	runner, err := x.runnerFor(s)
 	if err != nil {
@@ -109,6 +111,11 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 			return sub, err
 		}
 		sub.Jobs = append(sub.Jobs, *job)
+		// sbatch is let finish when ctx is cancelled, so that its job is
+		// recorded; stop only now.
+		if ctx.Err() != nil {
+			return sub, context.Cause(ctx)
+		}
 	}
 	return sub, nil
 }
@@ -181,6 +188,10 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 	path := filepath.Join(spec.Dir, ScriptName)
 	if err := writeFileAtomic(path, script); err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		// Client.Submit would run sbatch regardless.
+		return nil, context.Cause(ctx)
 	}
 	id, cluster, err := x.Client.Submit(ctx, path)
 	if err != nil {

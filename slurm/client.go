@@ -18,8 +18,12 @@ func NewClient() *Client { return &Client{Commander: &ExecCommander{}} }
 // Submit submits the sbatch script at path and returns the job's id and
 // cluster ("" unless sbatch names one). A refused job gives a
 // *CommandError holding sbatch's message.
+//
+// sbatch runs on even after ctx is cancelled, bounded by the Commander's
+// own timeout: killed midway, it may leave a job slurmctld accepted but
+// nobody knows the id of. The caller records the id, then sees ctx.
 func (c *Client) Submit(ctx context.Context, path string) (ID, string, error) {
-	out, err := c.Commander.Run(ctx, "sbatch", "--parsable", path)
+	out, err := c.Commander.Run(context.WithoutCancel(ctx), "sbatch", "--parsable", path)
 	if err != nil {
 		return ID{}, "", fmt.Errorf("sbatch %s: %w", path, err)
 	}

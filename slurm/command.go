@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -67,6 +68,9 @@ func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), "SLURM_TIME_FORMAT=%s")
+	// In a process group of its own, a Ctrl-C at the terminal reaches
+	// efaxx alone, which stops each command through ctx, or lets it finish.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

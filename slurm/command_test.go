@@ -1,0 +1,21 @@
+package slurm_test
+
+import (
+	"strings"
+	"testing"
+
+	"efaxx/slurm"
+)
+
+// TestExecCommanderOwnGroup: a command runs in a process group of its
+// own, so that a Ctrl-C at the terminal does not kill an sbatch midway.
+func TestExecCommanderOwnGroup(t *testing.T) {
+	// The shell's pid, and its process group from /proc.
+	out, err := (&slurm.ExecCommander{}).Run(t.Context(), "sh", "-c", `echo $$ $(cut -d" " -f5 /proc/$$/stat)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Fields(string(out)); len(f) != 2 || f[0] != f[1] {
+		t.Errorf("pid and process group = %q, want a group led by the command", out)
+	}
+}
