@@ -64,6 +64,7 @@ func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([
 	if timeout == 0 {
 		timeout = time.Minute
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -78,6 +79,10 @@ func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([
 	switch {
 	case err == nil:
 		return stdout.Bytes(), nil
+	case parent.Err() != nil:
+		// The caller stopped it, not Slurm's silence; the cause (a
+		// signal) says how efaxx should exit.
+		return nil, fmt.Errorf("%s: stopped: %w", name, context.Cause(parent))
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%s: no answer within %s: %w", name, timeout, ctx.Err())
 	case errors.As(err, &exit):

@@ -1,8 +1,11 @@
 package slurm_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"efaxx/slurm"
 )
@@ -17,5 +20,17 @@ func TestExecCommanderOwnGroup(t *testing.T) {
 	}
 	if f := strings.Fields(string(out)); len(f) != 2 || f[0] != f[1] {
 		t.Errorf("pid and process group = %q, want a group led by the command", out)
+	}
+}
+
+// TestExecCommanderStopped: a command stopped through its context says
+// so, and carries the cause, rather than blaming Slurm for not answering.
+func TestExecCommanderStopped(t *testing.T) {
+	stop := errors.New("interrupted (SIGINT)")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(stop) })
+	_, err := (&slurm.ExecCommander{}).Run(ctx, "sleep", "10")
+	if !errors.Is(err, stop) || strings.Contains(err.Error(), "no answer") {
+		t.Errorf("Run = %v, want the cause, not a timeout", err)
 	}
 }
