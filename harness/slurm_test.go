@@ -187,7 +187,7 @@ func TestSyncTimeoutFromMarkers(t *testing.T) {
 	want := []string{
 		"ok 201.0 h1: ",
 		"timeout  h1: timed out; slurm job 201 TIMEOUT (signal TERM at the time limit) while the step ran; no end record from ranks 0-1",
-		"timeout  h1: timed out; slurm job 201 TIMEOUT (signal TERM at the time limit) before the step started; no end record from ranks 0-1",
+		"timeout  h1: timed out; slurm job 201 TIMEOUT (signal TERM at the time limit) before the step started",
 	}
 	if got := runsOf(t, x); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -198,6 +198,21 @@ func TestSyncTimeoutFromMarkers(t *testing.T) {
 	again, err := x.Sync(t.Context(), results.JobFilter{})
 	if err != nil || len(again.Jobs) != 0 || len(again.Runs) != 0 {
 		t.Errorf("second sync = %+v, %v; want nothing done", again, err)
+	}
+}
+
+// TestSyncCancelledPending: a job cancelled while it pended for
+// Resources; its steps never started, so its reason names neither the
+// pending reason nor end records its ranks could not write.
+func TestSyncCancelledPending(t *testing.T) {
+	x, _ := submitted(t, &fakeSlurm{squeue: "201|CANCELLED|Resources||0|1795381400|1:00|efaxx-x\n"})
+	if _, err := x.Sync(t.Context(), results.JobFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, got := range runsOf(t, x) {
+		if want := "cancelled  : cancelled; slurm job 201 CANCELLED before the step started"; got != want {
+			t.Errorf("step %d = %q, want %q", i, got, want)
+		}
 	}
 }
 

@@ -241,7 +241,7 @@ func endedBy(m *record.Manifest, job *results.Job, mk slurm.StepMarkers, now tim
 	m.EndNs = firstTime(exitEnd, job.Ended, now).UnixNano()
 	when := "while the step ran"
 	if mk.Start.IsZero() {
-		when = "before the step started"
+		when, m.NotStarted = "before the step started", true
 	}
 	js := slurm.JobState{State: slurm.State(job.State), Reason: job.Reason, ExitCode: job.ExitCode}
 	reason := fmt.Sprintf("slurm job %s %s %s", job.JobID, js.Describe(), when)

@@ -35,7 +35,10 @@ func isRunning(m *record.Manifest) bool {
 //     record, or had lines that could not be used;
 //   - ok: otherwise.
 func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
-	noEnd := ranksWhere(files, func(f rankFile) bool { return f.end == nil })
+	var noEnd []int
+	if !m.NotStarted {
+		noEnd = ranksWhere(files, func(f rankFile) bool { return f.end == nil })
+	}
 	switch {
 	case m.TimedOut:
 		return record.StatusTimeout, record.JoinReasons("timed out", m.SchedulerReason, noEndReason(noEnd))

@@ -41,7 +41,7 @@ func parseSacct(out []byte) map[string]*JobState {
 			continue
 		}
 		if reason == "" && f[3] != "None" {
-			reason = f[3]
+			reason = endReason(state, f[3])
 		}
 		j.Name, j.State, j.Reason, j.ExitCode, j.NodeList = f[8], state, reason, f[2], nodeList(f[4])
 		j.Start, j.End = parseUnix(f[5]), parseUnix(f[6])
@@ -71,7 +71,7 @@ func parseSqueue(out []byte) map[string]*JobState {
 		if err != nil {
 			continue
 		}
-		j := &JobState{ID: id, State: State(f[1]), Reason: f[2], NodeList: f[3], Name: f[7], Source: "squeue"}
+		j := &JobState{ID: id, State: State(f[1]), Reason: endReason(State(f[1]), f[2]), NodeList: f[3], Name: f[7], Source: "squeue"}
 		if j.State != Pending { // a pending job's start is a forecast
 			j.Start = parseUnix(f[4])
 		}
@@ -110,7 +110,7 @@ func parseScontrol(out []byte) (*JobState, bool) {
 			id = ID{Job: job.Job, Array: task, Het: -1}
 		}
 	}
-	j := &JobState{ID: id, State: State(get("JobState")), Reason: get("Reason"), ExitCode: get("ExitCode"),
+	j := &JobState{ID: id, State: State(get("JobState")), Reason: endReason(State(get("JobState")), get("Reason")), ExitCode: get("ExitCode"),
 		NodeList: get("NodeList"), Start: parseUnix(get("StartTime")), End: parseUnix(get("EndTime")),
 		Name: get("JobName"), Source: "scontrol"}
 	j.NodeList = nodeList(j.NodeList)
@@ -119,6 +119,16 @@ func parseScontrol(out []byte) (*JobState, bool) {
 	}
 	j.TimeLimit, _ = ParseTime(get("TimeLimit"))
 	return j, j.State != ""
+}
+
+// endReason returns Slurm's reason for a job in state, or "" for a
+// cancelled job: Slurm keeps the reason it last pended for ("Resources"),
+// which says nothing of why it ended.
+func endReason(state State, reason string) string {
+	if state == Cancelled {
+		return ""
+	}
+	return reason
 }
 
 // nodeList returns a node list as Slurm prints it, or "" for the words

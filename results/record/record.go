@@ -193,6 +193,9 @@ type Manifest struct {
 	Error     string         `json:"error,omitempty"`     // why the launcher failed, when it did
 	TimedOut  bool           `json:"timed_out,omitempty"`
 	Cancelled bool           `json:"cancelled,omitempty"` // stopped by the user or the scheduler
+	// NotStarted says the scheduler ended the run before it started, so
+	// its ranks could leave nothing: no missing end record is named.
+	NotStarted bool `json:"not_started,omitempty"`
 
 	// RunnerVersion is the runner the executor launched, as it knew it:
 	// efaxx-runner --version, or the container image that holds it.
