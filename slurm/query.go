@@ -121,11 +121,12 @@ func parseScontrol(out []byte) (*JobState, bool) {
 	return j, j.State != ""
 }
 
-// endReason returns Slurm's reason for a job in state, or "" for a
-// cancelled job: Slurm keeps the reason it last pended for ("Resources"),
-// which says nothing of why it ended.
+// endReason returns Slurm's reason for a job in state, or "" for none:
+// Slurm's "None", and any reason of a cancelled job, as Slurm keeps the
+// reason it last pended for ("Resources"), which says nothing of why it
+// ended.
 func endReason(state State, reason string) string {
-	if state == Cancelled {
+	if state == Cancelled || reason == "None" {
 		return ""
 	}
 	return reason

@@ -66,7 +66,7 @@ func TestParseSqueue(t *testing.T) {
 	if j := jobs["4_[0-3%2]"]; j == nil || j.Reason != "JobHeldUser" {
 		t.Errorf("held array = %+v", j)
 	}
-	if j := jobs["5"]; j == nil || j.State != Running || j.Start != time.Unix(1795380485, 0) || j.NodeList != "vm" || !j.End.IsZero() {
+	if j := jobs["5"]; j == nil || j.State != Running || j.Start != time.Unix(1795380485, 0) || j.NodeList != "vm" || !j.End.IsZero() || j.Reason != "" {
 		t.Errorf("running job = %+v", j)
 	}
 	if j := jobs["3"]; j == nil || j.State != Completed || j.TimeLimit != time.Minute || j.End != time.Unix(1795380380, 0) {

@@ -90,12 +90,7 @@ func runStatus(ctx context.Context, o statusOptions) error {
 	var views []harness.JobView
 	switch {
 	case o.watch:
-		err = env.x.Watch(ctx, f, o.interval, func(v []harness.JobView, rep *harness.SyncReport) error {
-			views = v
-			printNotes(o.stderr, rep)
-			fmt.Fprintf(o.stderr, "%s %s\n", time.Now().Format("15:04:05"), progressLine(v))
-			return nil
-		})
+		err = env.x.Watch(ctx, f, o.interval, watchPrinter(o.stderr, &views))
 	case o.noSync:
 		views, err = env.x.Jobs(ctx, f)
 	default:
@@ -112,6 +107,28 @@ func runStatus(ctx context.Context, o statusOptions) error {
 		return err
 	}
 	return stepsProblem(views)
+}
+
+// watchPrinter returns what status --watch does with each refresh: keep
+// the views, print the notes and a progress line. A note is printed once
+// per watch: a source that fails (sacct without accounting) fails alike at
+// every refresh.
+func watchPrinter(w io.Writer, views *[]harness.JobView) func([]harness.JobView, *harness.SyncReport) error {
+	seen := map[string]bool{}
+	return func(v []harness.JobView, rep *harness.SyncReport) error {
+		*views = v
+		var fresh []string
+		for _, n := range rep.Notes {
+			if !seen[n] {
+				seen[n] = true
+				fresh = append(fresh, n)
+			}
+		}
+		rep.Notes = fresh
+		printNotes(w, rep)
+		fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), progressLine(v))
+		return nil
+	}
 }
 
 // printNotes says which sources of job state failed, and what ingest

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"efaxx/harness"
@@ -18,5 +19,21 @@ func TestPrintNotesEscaped(t *testing.T) {
 	want := "note: sacct: \\x1b[2J\nwarning: run\\x1b[2J.json: bad\n"
 	if b.String() != want {
 		t.Errorf("printNotes wrote %q, want %q", b.String(), want)
+	}
+}
+
+// TestWatchNotesOnce: a note repeated at each refresh of status --watch
+// is printed once.
+func TestWatchNotesOnce(t *testing.T) {
+	var b bytes.Buffer
+	var views []harness.JobView
+	show := watchPrinter(&b, &views)
+	for range 3 {
+		if err := show(nil, &harness.SyncReport{Notes: []string{"sacct: Slurm accounting storage is disabled"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(b.String(), "note:"); n != 1 {
+		t.Errorf("3 refreshes printed %d notes, want 1:\n%s", n, b.String())
 	}
 }
