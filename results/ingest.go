@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"efaxx/lineerr"
 	"efaxx/results/record"
@@ -245,6 +247,9 @@ func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir str
 		}
 		problems = append(problems, more...)
 	}
+	if err := checkSizes(ctx, tx, &out, m.Sizes); err != nil {
+		return out, nil, err
+	}
 	job, err := upsertJobOf(ctx, tx, &manifestJob{m.JobID, m.Cluster, m.Sweep, m.SweepHash}, now)
 	if err != nil {
 		return out, nil, err
@@ -267,6 +272,44 @@ func (db *DB) ingestRun(ctx context.Context, conn *sql.Conn, tx *sql.Tx, dir str
 		}
 	}
 	return out, problems, upsertRanks(ctx, tx, out.ID, files, isRunning(m))
+}
+
+// checkSizes marks a run that ended ok partial when a size of its point
+// has no sample: every rank said ok, yet nothing was measured there, and
+// a run that measured less than it was asked must not pass as whole.
+func checkSizes(ctx context.Context, tx *sql.Tx, out *IngestedRun, sizes []uint64) error {
+	if out.Status != record.StatusOK || len(sizes) == 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT size FROM samples WHERE run_id = ?`, out.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	got := map[uint64]bool{}
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		got[uint64(s)] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var none []string
+	for _, s := range sizes {
+		if !got[s] {
+			none = append(none, strconv.FormatUint(s, 10))
+		}
+	}
+	switch {
+	case len(none) == len(sizes):
+		out.Status, out.Reason = record.StatusPartial, "no samples"
+	case len(none) > 0:
+		out.Status, out.Reason = record.StatusPartial, "no samples at size "+strings.Join(none, ", ")+" B"
+	}
+	return nil
 }
 
 // upsertPointOf stores the sweep and the point of m unless they are stored

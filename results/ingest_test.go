@@ -458,3 +458,29 @@ func TestIngest_DuplicateSample(t *testing.T) {
 	wantRank1Partial(t, mustIngest(t, db, dir), dir,
 		":4: second sample of size 1024, peer 0, unlike the one at line 2, which is kept", 4)
 }
+
+// TestIngest_SizeWithoutSamples: a run whose ranks all said ok but left a
+// size of its point (or every size) unmeasured is partial, not ok.
+func TestIngest_SizeWithoutSamples(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		sizes  []uint64 // the manifest's; the ranks measured 1024 and 4096 only
+		status string
+		reason string
+	}{
+		{"every size", []uint64{1024, 4096}, record.StatusOK, ""},
+		{"one missing", []uint64{1024, 4096, 65536}, record.StatusPartial, "no samples at size 65536 B"},
+		{"none", []uint64{8, 16}, record.StatusPartial, "no samples"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := MustOpenDB(t)
+			r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096)
+			r.manifest.Sizes = tt.sizes
+			dir := r.write(t, t.TempDir(), "000-p1")
+			rep := mustIngest(t, db, dir)
+			if got := rep.Runs[0]; got.Status != tt.status || got.Reason != tt.reason {
+				t.Errorf("run = %s %q, want %s %q", got.Status, got.Reason, tt.status, tt.reason)
+			}
+		})
+	}
+}

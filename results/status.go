@@ -33,7 +33,8 @@ func isRunning(m *record.Manifest) bool {
 //     code is not 0;
 //   - partial: the exit code is 0 but a rank file is missing, has no end
 //     record, or had lines that could not be used;
-//   - ok: otherwise.
+//   - ok: otherwise; ingest then makes it partial when a size of the point
+//     has no sample (checkSizes), which it learns only once stored.
 func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	var noEnd []int
 	if !m.NotStarted {
