@@ -25,7 +25,7 @@ func (db *DB) SweepVarying(ctx context.Context, sweeps []string) (map[string][]s
 	}
 	defer rows.Close()
 	type group struct{ sweep, benchmark string }
-	values := map[group]map[string]map[string]bool{} // param → its values
+	points := map[group][]map[string]any{}
 	for rows.Next() {
 		var g group
 		var text string
@@ -36,29 +36,18 @@ func (db *DB) SweepVarying(ctx context.Context, sweeps []string) (map[string][]s
 		if err := json.Unmarshal([]byte(text), &params); err != nil {
 			return nil, fmt.Errorf("params of a point of sweep %q: %w", g.sweep, err)
 		}
-		if values[g] == nil {
-			values[g] = map[string]map[string]bool{}
-		}
-		for k, v := range params {
-			if values[g][k] == nil {
-				values[g][k] = map[string]bool{}
-			}
-			values[g][k][paramText(v)] = true
-		}
+		points[g] = append(points[g], params)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	varying := map[string][]string{}
-	for g, params := range values {
-		for k, vs := range params {
-			if len(vs) > 1 && !slices.Contains(varying[g.sweep], k) {
-				varying[g.sweep] = append(varying[g.sweep], k)
-			}
-		}
+	for g, ps := range points {
+		varying[g.sweep] = append(varying[g.sweep], differing(ps)...)
 	}
-	for _, ks := range varying {
+	for name, ks := range varying {
 		slices.Sort(ks)
+		varying[name] = slices.Compact(ks)
 	}
 	return varying, nil
 }
