@@ -295,7 +295,7 @@ func (l pointLabels) label(r results.Run) string {
 	parts := []string{r.Benchmark}
 	for _, k := range l[r.Sweep] {
 		if v, ok := r.Params[k]; ok {
-			parts = append(parts, k+"="+paramText(v))
+			parts = append(parts, k+"="+results.ParamText(v))
 		}
 	}
 	return strings.Join(parts, " ")

@@ -273,13 +273,7 @@ func paramList(params map[string]any) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + paramText(params[k])
+		parts[i] = k + "=" + results.ParamText(params[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-// paramText formats a parameter's value: strings bare, the rest as JSON.
-func paramText(v any) string {
-	b, _ := json.Marshal(v)
-	return strings.Trim(string(b), `"`)
 }
