@@ -79,7 +79,12 @@ func stringLen(s string) int {
 		case s[i] == '\\' && q[0] == '"': // an escape in a basic string
 			i++
 		case strings.HasPrefix(s[i:], q):
-			return i + len(q)
+			n := len(q)
+			// Up to two more quotes end a multi-line string's text.
+			for len(q) == 3 && n < 5 && i+n < len(s) && s[i+n] == q[0] {
+				n++
+			}
+			return i + n
 		}
 	}
 	return len(s)

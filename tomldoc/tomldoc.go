@@ -229,51 +229,35 @@ func (d *Document) alone(key toml.Key, first, end int) (*part, map[string]toml.P
 // headers returns the lines of the [[name]] headers of the file, leaving
 // out lines inside multi-line strings.
 func (d *Document) headers(name string) []int {
+	text := strings.Join(d.lines, "\n")
 	var lines []int
-	open := "" // the delimiter of the multi-line string a line starts in
-	for i, l := range d.lines {
-		h, ok := strings.CutPrefix(strings.TrimSpace(l), "[[")
-		if ok && open == "" && strings.TrimSpace(strings.SplitN(h, "]]", 2)[0]) == name {
-			lines = append(lines, i+1)
+	line, first := 1, true // first: nothing but blanks yet on this line
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\n':
+			line, first = line+1, true
+		case c == ' ' || c == '\t' || c == '\r':
+		case c == '#': // a comment: on to the line's end
+			if n := strings.IndexByte(text[i:], '\n'); n >= 0 {
+				i += n - 1
+			} else {
+				i = len(text)
+			}
+		case c == '"' || c == '\'':
+			n := stringLen(text[i:])
+			line += strings.Count(text[i:i+n], "\n")
+			i, first = i+n-1, false
+		default:
+			if h, ok := strings.CutPrefix(text[i:], "[["); ok && first {
+				h, _, _ = strings.Cut(h, "\n")
+				if strings.TrimSpace(strings.SplitN(h, "]]", 2)[0]) == name {
+					lines = append(lines, line)
+				}
+			}
+			first = false
 		}
-		open = openString(l, open)
 	}
 	return lines
-}
-
-// openString returns the delimiter of the multi-line string (three double
-// or three single quotes) still open at the end of line, given the one
-// open at its start.
-func openString(line, open string) string {
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case open != "" && c == '\\' && open[0] == '"':
-			i++ // an escape: \""" does not close the string
-		case open != "":
-			if strings.HasPrefix(line[i:], open) {
-				i += 2
-				// Up to two more quotes are the string's last characters.
-				for n := 0; n < 2 && i+1 < len(line) && line[i+1] == open[0]; n++ {
-					i++
-				}
-				open = ""
-			}
-		case c == '#':
-			return ""
-		case strings.HasPrefix(line[i:], `"""`) || strings.HasPrefix(line[i:], "'''"):
-			open = line[i : i+3]
-			i += 2
-		case c == '"' || c == '\'':
-			// A string of one line: skip to its closing quote.
-			for i++; i < len(line) && line[i] != c; i++ {
-				if c == '"' && line[i] == '\\' {
-					i++
-				}
-			}
-		}
-	}
-	return open
 }
 
 // TypeName names the TOML type of a decoded value in messages, as the
