@@ -290,7 +290,7 @@ func (t *tailSplit) split(data []byte, atEOF bool) (int, []byte, error) {
 		return len(data), nil, nil
 	}
 	advance, token, err := bufio.ScanLines(data, atEOF)
-	if atEOF && token != nil && bytes.IndexByte(data, '\n') < 0 {
+	if atEOF && token != nil && i < 0 {
 		t.unterminated = true
 	}
 	return advance, token, err
