@@ -130,9 +130,10 @@ CUDA_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,cod
 .PHONY: kernels
 kernels: bin/libefaxx_cuda.so
 
-# One unit per benchmark (kernels/*.cu), linked into one library.
+# One unit per benchmark (kernels/*.cu), linked into one library, with the
+# driver's libcuda for stream memory operations (ipc-all2all's steps).
 KERNEL_UNITS := $(wildcard kernels/*.cu)
 
 bin/libefaxx_cuda.so: $(KERNEL_UNITS) $(wildcard kernels/*.h kernels/*.cuh)
 	@mkdir -p bin
-	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC,-Wall -shared $(CUDA_GENCODE) -o $@ $(KERNEL_UNITS)
+	$(NVCC) -O3 -std=c++17 -Xcompiler -fPIC,-Wall -shared $(CUDA_GENCODE) -o $@ $(KERNEL_UNITS) -lcuda

@@ -15,10 +15,12 @@
  *    receives one. On 4 H100s a GPU's copy engines carry one copy at a
  *    time at nearly their links' rate and three at once at half of it,
  *    while the ranks keep in step (kernels/explore/a2a_probe.cu,
- *    docs/performance.md). The copy kernel's copies keep them in step:
- *    each waits on the GPU until the copy of the step before has landed
- *    in the rank's own buffer (a flag per sender after the regions, set
- *    by the sender's GPU).
+ *    docs/performance.md). So the ranks keep in step, by either method:
+ *    before each copy a rank's stream waits until the copy of the step
+ *    before has landed in the rank's own buffer (a flag per sender in the
+ *    rank's own region, which carries no data), and after it the stream
+ *    sets this rank's flag in its target; CUDA's stream memory operations
+ *    do both, on the GPU, with no kernel and no CPU.
  *
  * Events time the iteration and each copy in it (shifted: from the end of
  * the copy before it).
@@ -27,7 +29,8 @@
 
 #include "plugin.cuh"
 
-#define A2A_MAX 64 /* ranks: the benchmark's MaxRanks */
+#define A2A_MAX 64                                          /* ranks: the benchmark's MaxRanks */
+#define A2A_FLAGS (A2A_MAX * sizeof(unsigned long long)) /* a buffer's step flags */
 
 struct a2a_state {
 	uint64_t bytes; /* a region: the largest size */
@@ -71,13 +74,13 @@ extern "C" int efx_cuda_a2a_alloc(efx_cuda *c, uint64_t bytes, int rank, int wor
 	if (!st)
 		return efx_nomem(err, "ipc-all2all");
 	c->a2a = st;
-	st->bytes = bytes;
+	st->bytes = bytes < A2A_FLAGS ? A2A_FLAGS : bytes; /* a rank's own region holds its step flags */
 	st->rank = rank;
 	st->world = world;
-	CU(cudaMalloc(&st->src, bytes));
-	CU(cudaMalloc(&st->dst, bytes * (uint64_t)world + A2A_MAX * sizeof(unsigned long long)));
-	CU(cudaMemsetAsync(st->dst, 0, bytes * (uint64_t)world + A2A_MAX * sizeof(unsigned long long), c->stream));
-	efx_fill_base<<<4 * c->sms, 256, 0, c->stream>>>(st->src, bytes / 16, rank);
+	CU(cudaMalloc(&st->src, st->bytes));
+	CU(cudaMalloc(&st->dst, st->bytes * (uint64_t)world));
+	CU(cudaMemsetAsync(st->dst, 0, st->bytes * (uint64_t)world, c->stream));
+	efx_fill_base<<<4 * c->sms, 256, 0, c->stream>>>(st->src, st->bytes / 16, rank);
 	LAUNCHED("efx_fill_base");
 	CU(cudaStreamSynchronize(c->stream));
 	CU(cudaIpcGetMemHandle((cudaIpcMemHandle_t *)handle, st->dst));
@@ -121,33 +124,17 @@ __global__ void efx_copy_one(uint4 *__restrict__ dst, const uint4 *__restrict__ 
 		dst[i] = efx_xor4(src[i], key);
 }
 
-/* flags is the step flags after a dst buffer's regions: flags[s], the
- * last step that sender s finished into this buffer. */
-static unsigned long long *flags(uint4 *dst, const a2a_state *st)
-{
-	return (unsigned long long *)(dst + (uint64_t)st->world * (st->bytes / 16));
-}
-
-/* efx_step_done tells a target that this rank's copy of step seq into it
- * has landed: the stream ran the copy before it; the fence orders the
- * copy's writes before the flag for the target's GPU. */
-__global__ void efx_step_done(unsigned long long *flag, unsigned long long seq)
-{
-	__threadfence_system();
-	asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flag), "l"(seq) : "memory");
-}
-
-/* efx_step_wait holds the stream until sender's flag reaches seq. */
-__global__ void efx_step_wait(const unsigned long long *flag, unsigned long long seq)
-{
-	unsigned long long v;
-	do
-		asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(flag) : "memory");
-	while (v < seq);
-}
-
 /* region is where rank from's data lands in a dst buffer. */
 static uint4 *region(uint4 *dst, const a2a_state *st, int from) { return dst + (uint64_t)from * (st->bytes / 16); }
+
+/* flag is where rank from's step count lives in owner's dst buffer: in
+ * owner's own region, which no rank copies into. Not after the regions:
+ * a buffer a few bytes over its regions ran the copy engines at two
+ * thirds of the rate of one of exactly its regions, 2 GiB, on 4 H100s. */
+static CUdeviceptr flag(uint4 *dst, const a2a_state *st, int owner, int from)
+{
+	return (CUdeviceptr)((unsigned long long *)region(dst, st, owner) + from);
+}
 
 /* prepare fills each target's engine source with the last iteration's data. */
 static int prepare(efx_cuda *c, a2a_state *st, const efx_cuda_a2a_spec *s, char *err)
@@ -238,35 +225,32 @@ extern "C" int efx_cuda_a2a_copy(efx_cuda *c, const efx_cuda_a2a_spec *s, uint64
 	for (; e.n < (total + 1) * (1 + np); e.n++)
 		CU(cudaEventCreate(&e.ev[e.n]));
 	cudaEvent_t *go = e.ev, *done = e.ev + total + 1; /* done[p * total + i] */
-	/* Shifted over every peer, the copy kernel's ranks keep in step: a
-	 * rank starts each copy once the copy of the step before has landed in
-	 * its own buffer (sent by the rank that many places behind), and flags
-	 * each copy of its own in its target. No rank runs a step ahead of its
-	 * senders, so no GPU is written by two at once: on 4 H100s, 1449 GB/s
-	 * at 512 MiB against 959 free-running (7157a6c, 9624809). The copy
-	 * engines ran slower in step, 1017 against 1348, for a reason not
-	 * found (docs/performance.md), and run free. */
-	bool step = s->shifted && s->grid != 0 && s->npeers == st->world - 1;
-	unsigned long long seq = st->seq;
+	/* Shifted over every peer, the ranks keep in step: a rank starts each
+	 * copy once the copy of the step before has landed in its own buffer
+	 * (sent by the rank that many places behind), and counts each copy of
+	 * its own in its target. No rank runs a step ahead of its senders, so
+	 * no GPU is written by two at once: on 4 H100s at 512 MiB the engines
+	 * ran free at 900–1490 GB/s, run to run, and in step at 1562; a
+	 * barrier over every peer at each step was slower (docs/performance.md). */
+	bool step = s->shifted && s->npeers == st->world - 1;
+	uint64_t seq = st->seq;
 	for (uint64_t i = 0; i < total; i++) {
 		CU(cudaEventRecord(go[i], c->stream));
 		for (int k = 0; k < s->npeers; k++) {
-			int p = order[k];
-			cudaStream_t sp = s->shifted ? c->stream : st->s[s->peers[p]];
+			int p = order[k], t = s->peers[p];
+			cudaStream_t sp = s->shifted ? c->stream : st->s[t];
 			if (!s->shifted)
 				CU(cudaStreamWaitEvent(sp, go[i], 0));
 			if (step && seq > st->seq) { /* the step before: from the rank (its distance) places behind */
 				int back = (k > 0 ? k : s->npeers) % st->world;
 				int from = (st->rank - back + st->world) % st->world;
-				efx_step_wait<<<1, 1, 0, sp>>>(flags(st->dst, st) + from, seq);
-				LAUNCHED("efx_step_wait");
+				CUDRV(cuStreamWaitValue64(sp, flag(st->dst, st, st->rank, from), seq, CU_STREAM_WAIT_VALUE_GEQ));
 			}
 			if (one_copy(c, st, s, p, each, i, sp, err))
 				return -1;
-			if (step) {
-				efx_step_done<<<1, 1, 0, sp>>>(flags(st->peer[s->peers[p]], st) + st->rank, ++seq);
-				LAUNCHED("efx_step_done");
-			}
+			if (step) /* after the copy: the write waits for it, and orders its data before the flag */
+				CUDRV(cuStreamWriteValue64(sp, flag(st->peer[t], st, t, st->rank), ++seq,
+							   CU_STREAM_WRITE_VALUE_DEFAULT));
 			CU(cudaEventRecord(done[p * total + i], sp));
 			if (!s->shifted)
 				CU(cudaStreamWaitEvent(c->stream, done[p * total + i], 0));

@@ -12,6 +12,7 @@
 #ifndef EFX_PLUGIN_CUH
 #define EFX_PLUGIN_CUH
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,18 @@
 		if (e_ != cudaSuccess) {                                                           \
 			snprintf(err, EFX_CUDA_ERRLEN, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
 				 cudaGetErrorString(e_));                                          \
+			return -1;                                                                 \
+		}                                                                                  \
+	} while (0)
+
+/* CUDRV is CU for a call of the driver API (stream memory operations). */
+#define CUDRV(call)                                                                                \
+	do {                                                                                       \
+		CUresult r_ = (call);                                                              \
+		if (r_ != CUDA_SUCCESS) {                                                          \
+			const char *m_ = "unknown error";                                          \
+			cuGetErrorString(r_, &m_);                                                 \
+			snprintf(err, EFX_CUDA_ERRLEN, "%s:%d: %s: %s", __FILE__, __LINE__, #call, m_); \
 			return -1;                                                                 \
 		}                                                                                  \
 	} while (0)
