@@ -170,16 +170,17 @@ ratios() {
 	done
 }
 
-# planted NAME SIZE MESSAGE SWEEP: runs SWEEP with byte SIZE/3 of a target
-# damaged and passes only when the run fails with MESSAGE.
+# planted NAME SIZE MESSAGE SWEEP POINTS: runs SWEEP with byte SIZE/3 of a
+# target damaged and passes only when each of its POINTS fails with MESSAGE.
 planted() {
-	local out rc
+	local out rc failed
 	out=$(EFAXX_TEST_CORRUPT_SIZE=$2 bin/efaxx --db "$work/check.db" --workdir "$work/check" run "$4" 2>&1)
 	rc=$?
-	if [ $rc -eq 3 ] && grep -qF -- "$3" <<<"$out"; then # 3: a run that did not end ok
-		echo "ok: $1 failed as planted: $(grep -F -- "$3" <<<"$out" | head -1 | sed 's/^ *//')"
+	failed=$(grep -F -- "$3" <<<"$out" | sed "s/^ *//" | grep -o '^\[[0-9]*/[0-9]*\]' | sort -u | wc -l) # the points, [i/n]
+	if [ $rc -eq 3 ] && [ "$failed" -eq "$5" ]; then # 3: a run that did not end ok
+		echo "ok: $1 failed as planted, $5 of $5 points: $(grep -F -- "$3" <<<"$out" | sed 's/^ *//')"
 	else
-		fail "$1: exit $rc, no \"$3\" in: $(tail -3 <<<"$out")"
+		fail "$1: exit $rc, $failed of $5 points with \"$3\" in: $(tail -3 <<<"$out")"
 	fi
 }
 
@@ -223,8 +224,8 @@ iterations = 5
 warmup = 1
 TOML
 done
-planted "a byte flipped in an ipc target" 4194304 "16-byte words wrong after the last iteration" "$work/check-ipc.toml"
-planted "a byte flipped in an all-to-all region" 4194304 "16-byte words from rank" "$work/check-ipc-all2all.toml"
+planted "a byte flipped in an ipc target" 4194304 "16-byte words wrong after the last iteration" "$work/check-ipc.toml" 1
+planted "a byte flipped in an all-to-all region" 4194304 "16-byte words from rank" "$work/check-ipc-all2all.toml" 2
 
 for r in $ranks_list; do
 	copies=peer
