@@ -118,6 +118,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"runs", "--sort", ""}, 2, "efaxx: --sort is empty", "usage: efaxx runs [flags]"},
 		{[]string{"runs", "--columns", "run,,sweep"}, 2, `efaxx: --columns "run,,sweep": an empty item`, "usage: efaxx runs [flags]"},
 		{[]string{"runs", "--sort", "id,-id"}, 2, `efaxx: --sort "id,-id": id twice`, "usage: efaxx runs [flags]"},
+		// --by "" groups by no parameter (TestQueryCommand); an empty item is a slip.
+		{[]string{"query", "--by", "provider,,memory"}, 2, `efaxx: --by "provider,,memory": an empty item`, "usage: efaxx query [flags]"},
+		{[]string{"compare", "--by", "chunk,chunk", "1", "1"}, 2, `efaxx: --by "chunk,chunk": chunk twice`, "usage: efaxx compare [flags]"},
+		// An empty --workdir names no folder, wherever it is on the line.
+		{[]string{"runs", "--workdir", ""}, 2, `efaxx: --workdir "": want a folder`, "usage: efaxx runs [flags]"},
+		{[]string{"--workdir=", "plan", "x.toml"}, 2, `efaxx: --workdir "": want a folder`, "usage: efaxx plan [flags]"},
 		{[]string{"runs", "--format"}, 2, "efaxx: flag --format needs a value", "usage: efaxx runs [flags]"},
 		{[]string{"runs", "--stauts", "ok"}, 2, `efaxx: unknown flag --stauts (did you mean "status"?)`, "usage: efaxx runs [flags]"},
 		{[]string{"show", "x"}, 2, `efaxx: run id "x": want a positive number`, "usage: efaxx show [flags] RUN"},

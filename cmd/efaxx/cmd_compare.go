@@ -70,7 +70,7 @@ Example:
 			&cli.StringSliceFlag{Name: "a", Usage: "a term selecting side A (repeat: all must hold); instead of the first argument"},
 			&cli.StringSliceFlag{Name: "b", Usage: "a term selecting side B (repeat: all must hold); instead of the second argument"},
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to compare"},
-			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary within a side)"},
+			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated; \"\": by none (default: those that vary within a side)"},
 			&cli.Float64Flag{Name: "threshold", Value: 0.05, Usage: "a significant change for the worse beyond this fraction is a regression"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the adjusted p-values"},
 			&cli.IntFlag{Name: "min-runs", Value: 4, Usage: "the fewest runs a side needs for a verdict"},
@@ -125,7 +125,9 @@ func compareFlags(c *cli.Context) (compareOptions, error) {
 		return o, err
 	}
 	if c.IsSet("by") {
-		o.By = splitList(c.String("by"))
+		if o.By, err = byFlag(c.String("by")); err != nil {
+			return o, err
+		}
 	}
 	if o.Threshold, o.Alpha, o.MinRuns, o.Bootstrap, err = testFlags(c); err != nil {
 		return o, err

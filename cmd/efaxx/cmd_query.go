@@ -48,7 +48,7 @@ Example:
 ` + exitStatus(""),
 		Flags: append(filterFlags(),
 			&cli.StringFlag{Name: "metric", Value: "gbps", Usage: "the metric to aggregate (with --benchmark, that benchmark's own: mops for queue, dir_gbs for ipc, busbw for nccl:*)"},
-			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated (default: those that vary)"},
+			&cli.StringFlag{Name: "by", Usage: "group by these parameters, comma-separated; \"\": by none (default: those that vary)"},
 			&cli.BoolFlag{Name: "raw", Usage: "export every sample, not aggregates (--format csv, json or ndjson)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output as table, csv or json; with --raw also ndjson"},
 		),
@@ -76,7 +76,9 @@ Example:
 				return runQueryRaw(c.Context, c.App.Writer, c.String("db"), c.String("format"), q)
 			}
 			if c.IsSet("by") {
-				q.By = splitList(c.String("by"))
+				if q.By, err = byFlag(c.String("by")); err != nil {
+					return err
+				}
 			}
 			return runQuery(c.Context, c.App.Writer, c.String("db"), c.String("format"), q)
 		},
@@ -244,15 +246,14 @@ func metricHelp() string {
 	return b.String()
 }
 
-// splitList splits a comma-separated flag, dropping empty items.
-func splitList(s string) []string {
-	out := []string{}
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
+// byFlag reads --by (query, compare): the parameters to group by, or
+// none when it is empty (every run of a benchmark and size in one row).
+// An empty item or a parameter named twice is a slip, as in --columns.
+func byFlag(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return []string{}, nil
 	}
-	return out
+	return listFlag("by", s, func(p string) string { return p })
 }
 
 // upper returns s in upper case, for headers.

@@ -193,6 +193,14 @@ arguments, on any command; -- ends the flags.
 			newFiguresCommand(),
 			newCompletionCommand(),
 		},
+		// An empty --workdir (or EFAXX_WORKDIR) names no folder: run
+		// directories would land in the current one, under the sweep's name.
+		Before: func(c *cli.Context) error {
+			if c.String("workdir") == "" {
+				return &usageError{msg: `--workdir "": want a folder`, hint: "--workdir efaxx-runs"}
+			}
+			return nil
+		},
 		OnUsageError:   onUsageError,
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in exitCode
 	}
