@@ -52,7 +52,8 @@ typedef struct efx_cuda_a2a_spec {
 	const uint64_t *seeds; /* per target */
 	int64_t corrupt;       /* test hook: >= 0 flips this byte of the first target's region after the last iteration */
 	int32_t shifted;       /* 1: the copies one at a time on one stream, to rank+1 first (mod world), each with the
-				  whole grid, the ranks in step; 0: all at once, a stream each, the grid shared */
+				  whole grid, the ranks in step (only where every rank copies to every other); 0: all
+				  at once, a stream each, the grid shared */
 } efx_cuda_a2a_spec;
 
 /* What one queue measurement does. */

@@ -146,7 +146,10 @@ static int one_step(efx_ctx *c, a2a *p, int k, uint64_t size, bool engines, efx_
 	efx_cuda_a2a_spec spec = {
 		.size = size, .grid = engines ? 0 : c->cfg.grid, .block = c->cfg.block, .warmup = c->cfg.warmup,
 		.iterations = c->cfg.iterations, .npeers = npeers, .peers = p->peers, .seeds = p->seeds,
-		.shifted = c->cfg.shifted,
+		/* the schedule is the all-to-all's: a shifted copy waits for its
+		 * peers, which copy nothing while a pair runs alone (on 2 GPUs a
+		 * pair's copy is every copy a rank has, and it waited forever) */
+		.shifted = all && c->cfg.shifted,
 		.corrupt = all && !engines && size == c->cfg.corrupt_size ? (int64_t)(size / 3) : -1,
 	};
 	if (efx_barrier(c) || (npeers > 0 && c->cuda.a2a_copy(c->gpu, &spec, p->lat, p->t, c->err)) || efx_barrier(c))
