@@ -110,7 +110,7 @@ func run(path string, rounds int, ftDir string, only []string) error {
 		case "fabtests":
 			var ft *fabtests
 			if ft, err = buildFabtests(ftDir); err == nil {
-				err = measure(rounds, cs, pick(versus(ft, r, progs["tcpstream"])))
+				err = measure(rounds, cs, pick(versus(ft, r, progs["tcpstream"], cs)))
 			}
 		case "sweep":
 			err = measure(rounds, cs, pick(sweeps(r, cs)))

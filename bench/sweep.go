@@ -22,9 +22,9 @@ func sweeps(r runner, cs cores) []*table {
 		ratios: []ratio{{"sweep / alone", 0, 1, goal{lo: 0.9, hi: 1.1}}}}
 	for _, p := range providers {
 		for _, bench := range []string{"write", "send", "sendrecv"} {
-			sw := &sweepRun{r: r, cs: cs, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}
+			sw := &sharedRun{r: r, cs: cs, p: p, args: []string{"--benchmark", bench, "--duration", "500ms"}}
 			for _, size := range sweepSizes {
-				alone := &sweepRun{r: r, cs: cs, p: p, args: sw.args, sizes: []uint64{size}}
+				alone := &sharedRun{r: r, cs: cs, p: p, args: sw.args, sizes: []uint64{size}}
 				t.rows = append(t.rows, &row{label: p + " " + bench + " " + sizeName(size),
 					cells: []*cell{sw.cell(size), alone.cell(size)}})
 			}
@@ -33,10 +33,10 @@ func sweeps(r runner, cs cores) []*table {
 	return []*table{t}
 }
 
-// sweepRun is one run of the runner over sizes (sweepSizes when nil),
-// whose samples the cells of its sizes read, with the readings of the
-// ranks' cores around it.
-type sweepRun struct {
+// sharedRun is one run of the runner over sizes (sweepSizes when nil),
+// whose samples several cells read (a sweep's sizes, a ping-pong's median
+// and mean), each with the readings of the ranks' cores around the run.
+type sharedRun struct {
 	r       runner
 	cs      cores
 	p       string
@@ -44,16 +44,19 @@ type sweepRun struct {
 	sizes   []uint64
 	samples []record.Sample
 	around  [2]float64
-	read    map[uint64]bool // the sizes whose cells have read this run
+	read    map[string]bool // the cells that have read this run
 }
 
-// cell reads size's rate from the run, and the run's readings of the
-// cores. It runs the sweep first when size was read from the last run
-// already (a new round, or the measurement taken again), or when there
-// is none.
-func (s *sweepRun) cell(size uint64) *cell {
+// cell reads size's rate from the run.
+func (s *sharedRun) cell(size uint64) *cell { return s.reader(itoa(size), size, gbs) }
+
+// reader is the cell named key that reads metric of size's sample from
+// the run, with the run's readings of the cores. It runs the runner
+// first when this cell has read the last run already (a new round, or
+// the measurement taken again), or when there is none.
+func (s *sharedRun) reader(key string, size uint64, metric func(record.Sample) float64) *cell {
 	return &cell{around: func() [2]float64 { return s.around }, do: func() (float64, float64, error) {
-		if s.samples == nil || s.read[size] {
+		if s.samples == nil || s.read[key] {
 			sizes := s.sizes
 			if sizes == nil {
 				sizes = sweepSizes
@@ -72,10 +75,10 @@ func (s *sweepRun) cell(size uint64) *cell {
 			if s.around[1], err = s.cs.read(); err != nil {
 				return 0, 0, err
 			}
-			s.read = map[uint64]bool{}
+			s.read = map[string]bool{}
 		}
-		s.read[size] = true
+		s.read[key] = true
 		got, err := find(s.samples, 0, size)
-		return gbs(got), 0, err
+		return metric(got), 0, err
 	}}
 }

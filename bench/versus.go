@@ -73,7 +73,7 @@ func fabWindow(size uint64) uint64 {
 }
 
 // versus builds the comparison tables.
-func versus(ft *fabtests, r runner, tcpstream string) []*table {
+func versus(ft *fabtests, r runner, tcpstream string, cs cores) []*table {
 	write := &table{title: "RDMA write, one way", unit: "GB/s of payload delivered, median of rounds",
 		cols: []string{"fi_rma_bw writedata", "fi_rma_bw write (both ways, local completion)",
 			"efaxx write", "efaxx write, 1 op 1 slot", "tcp socket stream"},
@@ -98,7 +98,7 @@ func versus(ft *fabtests, r runner, tcpstream string) []*table {
 			write.rows = append(write.rows, writeRow(ft, r, tcpstream, p, size))
 		}
 		for _, size := range pingSizes {
-			ping.rows = append(ping.rows, pingRow(ft, r, p, size))
+			ping.rows = append(ping.rows, pingRow(ft, r, cs, p, size))
 		}
 		for _, size := range twoSizes {
 			two.rows = append(two.rows, twoRow(ft, r, tcpstream, p, size))
@@ -119,53 +119,36 @@ func writeRow(ft *fabtests, r runner, tcpstream, p string, size uint64) *row {
 	}}
 }
 
-func pingRow(ft *fabtests, r runner, p string, size uint64) *row {
+func pingRow(ft *fabtests, r runner, cs cores, p string, size uint64) *row {
 	it := fabIters(size, false)
 	fab := fabCell(ft, "fi_rdm_pingpong", p, size, "-I", itoa(it))
 	fab.metric = oneWayUs // the round trip's mean over its 2 transfers: fabtests' usec/xfer
-	// One efaxx run gives both the median and the mean; a cell that has
-	// read the last run already runs the next, whichever of the two comes
-	// first in a round.
-	var s record.Sample
-	read := map[string]bool{"p50": true, "mean": true}
-	from := func(key string) error {
-		if !read[key] {
-			read[key] = true
-			return nil
-		}
-		ss, err := r.run(p, "--benchmark", "sendrecv", "--sizes", itoa(size), "--iterations", itoa(it), "--warmup", "10")
-		if err == nil {
-			s, err = find(ss, 0, size)
-		}
-		read = map[string]bool{key: true}
-		return err
-	}
-	p50 := func() (float64, float64, error) {
-		err := from("p50")
-		return oneWayUs(s), 0, err
-	}
-	mean := func() (float64, float64, error) {
-		err := from("mean")
-		return float64(s.ElapsedNs) / float64(s.Iterations) / 2 / 1e3, 0, err
-	}
-	return &row{label: p + " " + sizeName(size), cells: []*cell{fab.cell(), {do: p50}, {do: mean}}}
+	// One efaxx run gives both the median and the mean, and both carry
+	// the cores' readings around that run: a cell that has read the last
+	// run already runs the next, whichever of the two comes first.
+	run := &sharedRun{r: r, cs: cs, p: p, sizes: []uint64{size},
+		args: []string{"--benchmark", "sendrecv", "--iterations", itoa(it), "--warmup", "10"}}
+	mean := func(s record.Sample) float64 { return float64(s.ElapsedNs) / float64(s.Iterations) / 2 / 1e3 }
+	return &row{label: p + " " + sizeName(size), cells: []*cell{fab.cell(), run.reader("p50", size, oneWayUs),
+		run.reader("mean", size, mean)}}
 }
 
 func twoRow(ft *fabtests, r runner, tcpstream, p string, size uint64) *row {
+	it := fabIters(size, true) // every column the same count, fi_rdm_pingpong's too: a ratio sets it against sendrecv
 	return &row{label: p + " " + sizeName(size), cells: []*cell{
-		fabCell(ft, "fi_rdm_tagged_bw", p, size, "-I", itoa(fabIters(size, true)), "-W", itoa(fabWindow(size))).cell(),
-		fabCell(ft, "fi_rdm_pingpong", p, size, "-I", itoa(fabIters(size, false))).cell(),
-		streamCell(r, "send", p, size, fabIters(size, true)),
+		fabCell(ft, "fi_rdm_tagged_bw", p, size, "-I", itoa(it), "-W", itoa(fabWindow(size))).cell(),
+		fabCell(ft, "fi_rdm_pingpong", p, size, "-I", itoa(it)).cell(),
+		streamCell(r, "send", p, size, it),
 		{do: func() (float64, float64, error) {
 			ss, err := r.run(p, "--benchmark", "sendrecv", "--sizes", itoa(size), "--iterations",
-				itoa(fabIters(size, true)), "--warmup", "10")
+				itoa(it), "--warmup", "10")
 			if err != nil {
 				return 0, 0, err
 			}
 			s, err := find(ss, 0, size)
 			return gbs(s), 0, err
 		}},
-		socketCell(tcpstream, p, size, fabIters(size, true)),
+		socketCell(tcpstream, p, size, it),
 	}}
 }
 
