@@ -56,7 +56,9 @@ var rowFilter *regexp.Regexp
 
 func main() {
 	path := flag.String("runner", "bin/efaxx-runner", "efaxx-runner to measure")
-	rounds := flag.Int("rounds", 5, "rounds of every measurement; the median is shown")
+	// 6 is the fewest rounds whose median has a 95% interval (table.go,
+	// medianCI), and so a verdict; rounds left out for the cores lower it.
+	rounds := flag.Int("rounds", 6, "rounds of every measurement; the median is shown, and a ratio's 95% interval from 6 rounds kept")
 	ftDir := flag.String("fabtests", defaultFabtests(), "where fabtests is built (bench/fabtests/build), outside the repository")
 	only := flag.String("only", "refs,fabtests,sweep", "sections to run, comma-separated: refs, fabtests, sweep")
 	flag.BoolVar(&verbose, "v", false, "print every measurement as it is taken, on stderr")

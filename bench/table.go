@@ -309,10 +309,16 @@ func ratioCell(q []float64, rounds int, g goal) string {
 // the 4th and 12th). It needs 6 values at least.
 func medianCI(q []float64) (lo, hi float64, ok bool) {
 	n := len(q)
-	k, tail, p := 0, 0.0, math.Pow(0.5, float64(n)) // p: P(X = k)
-	for tail+p <= 0.025 {
-		tail += p
-		p = p * float64(n-k) / float64(k+1)
+	// P(X = k) from logarithms: 0.5^n alone underflows past 1074 rounds
+	pmf := func(k int) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(k + 1))
+		c, _ := math.Lgamma(float64(n - k + 1))
+		return math.Exp(a - b - c - float64(n)*math.Ln2)
+	}
+	k, tail := 0, 0.0
+	for k < n/2 && tail+pmf(k) <= 0.025 {
+		tail += pmf(k)
 		k++
 	}
 	if k == 0 {

@@ -150,3 +150,15 @@ func TestFloorIgnoresOneOutlier(t *testing.T) {
 		t.Error("floor of no readings is not 0")
 	}
 }
+
+// medianCI ends for any count of rounds: past 1074, 0.5^n underflows to 0.
+func TestMedianCIManyRounds(t *testing.T) {
+	q := make([]float64, 2000)
+	for i := range q {
+		q[i] = float64(i)
+	}
+	lo, hi, ok := medianCI(q)
+	if !ok || lo < 950 || lo > 960 || hi < 1040 || hi > 1050 {
+		t.Errorf("medianCI of 0..1999 = %g, %g, %v; want about 955 and 1044 (1000 ± 1.96 × 22.4)", lo, hi, ok)
+	}
+}
