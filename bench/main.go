@@ -63,7 +63,7 @@ func main() {
 	only := flag.String("only", "refs,fabtests,sweep", "sections to run, comma-separated: refs, fabtests, sweep")
 	flag.BoolVar(&verbose, "v", false, "print every measurement as it is taken, on stderr")
 	flag.IntVar(&best, "best", 1, "measurements of each cell per round, the best kept (loopback tcp has a slow state that lasts one run)")
-	rows := flag.String("rows", "", "measure only the rows whose table title and label (\"ping-pong: shm 64B\") match this regexp")
+	rows := flag.String("rows", "", "measure only the rows whose table title and label (\"ping-pong, one-way latency: shm 64B\") match this regexp")
 	flag.Parse()
 	var err error
 	if rowFilter, err = regexp.Compile(*rows); err != nil {
@@ -105,6 +105,9 @@ func run(path string, rounds int, ftDir string, only []string) error {
 		return err
 	}
 	cs := cores{prog: progs["cores"]}
+	if err := rowsPicked(only, r, cs); err != nil {
+		return err
+	}
 	for _, name := range only {
 		switch name {
 		case "refs":
@@ -147,6 +150,35 @@ func measure(rounds int, cs cores, tables []*table) error {
 	}
 	fmt.Printf("\n%d measurements were taken again because the ranks' cores read apart\n", again)
 	return nil
+}
+
+// rowsPicked fails when rowFilter matches no row of the sections asked
+// for, naming some that there are: a -rows that measures nothing is a slip.
+func rowsPicked(only []string, r runner, cs cores) error {
+	var tables []*table
+	for _, name := range only {
+		switch name {
+		case "fabtests":
+			tables = append(tables, versus(&fabtests{}, r, "", cs)...)
+		case "sweep":
+			tables = append(tables, sweeps(r, cs)...)
+		}
+	}
+	var names []string
+	for _, t := range tables {
+		for _, row := range t.rows {
+			if name := t.title + ": " + row.label; rowFilter.MatchString(name) {
+				return nil
+			} else if len(names) < 3 {
+				names = append(names, strconv.Quote(name))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil // no section with rows asked for
+	}
+	return fmt.Errorf("-rows %q matches no row of -only %s; rows are named like %s", rowFilter, strings.Join(only, ","),
+		strings.Join(names, ", "))
 }
 
 // pick keeps the rows that rowFilter matches, and the tables that keep any.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +60,23 @@ done
 	}
 	if mean.kept(0, rd.floor()) && mean.vals[0] == p50.vals[0] {
 		t.Errorf("the mean kept the run measured with the cores apart (%s, readings %v)", mean.rounds(rd.floor()), mean.arounds)
+	}
+}
+
+// -rows that matches no row of the sections asked for is an error that
+// names some rows; the flag's help example matches one.
+func TestRowsPicked(t *testing.T) {
+	defer func(f *regexp.Regexp) { rowFilter = f }(rowFilter)
+	rowFilter = regexp.MustCompile("ping-pong: shm 64B")
+	err := rowsPicked([]string{"refs", "fabtests", "sweep"}, runner{}, cores{})
+	if err == nil || !strings.Contains(err.Error(), `"RDMA write, one way: tcp 64B"`) {
+		t.Errorf("rowsPicked with a filter that matches nothing = %v, want an error naming rows", err)
+	}
+	rowFilter = regexp.MustCompile("ping-pong, one-way latency: shm 64B") // the help's example
+	if err := rowsPicked([]string{"fabtests"}, runner{}, cores{}); err != nil {
+		t.Errorf("the help's example: %v", err)
+	}
+	if err := rowsPicked([]string{"refs"}, runner{}, cores{}); err != nil {
+		t.Errorf("-only refs has no rows to pick: %v", err)
 	}
 }
