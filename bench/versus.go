@@ -75,7 +75,7 @@ func fabWindow(size uint64) uint64 {
 // versus builds the comparison tables.
 func versus(ft *fabtests, r runner, tcpstream string, cs cores) []*table {
 	write := &table{title: "RDMA write, one way", unit: "GB/s of payload delivered, median of rounds",
-		cols: []string{"fi_rma_bw writedata", "fi_rma_bw write (both ways, local completion)",
+		cols: []string{"fi_rma_bw writedata", "fi_rma_bw write (both ways at once: the client's way, at local completion)",
 			"efaxx write", "efaxx write, 1 op 1 slot", "tcp socket stream"},
 		ratios: []ratio{{"efaxx / writedata", 2, 0, goal{lo: 1}}, {"1 op 1 slot / writedata", 3, 0, goal{lo: 1}},
 			{"writedata / socket", 0, 4, goal{}}, {"efaxx / socket", 2, 4, goal{}}},
