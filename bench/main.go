@@ -266,16 +266,26 @@ func refs(r runner, progs map[string]string, rounds int) error {
 
 func report(ms []*measurement) {
 	fmt.Printf("\n### references\n\n")
-	med := map[string]float64{}
+	by := map[string][]float64{}
 	for _, m := range ms {
-		med[m.name] = median(m.values)
-		fmt.Printf("%-28s %10.2f %-4s  rounds %s\n", m.name, med[m.name], m.unit, join(m.values))
+		by[m.name] = m.values
+		fmt.Printf("%-28s %10.2f %-4s  rounds %s\n", m.name, median(m.values), m.unit, join(m.values))
 	}
-	memcpy := med["memcpy 64MiB (1 thread)"]
-	fmt.Printf("%-28s %10.2f       goal >= 0.80\n", "ratio shm write / memcpy", med["efaxx write shm 64MiB"]/memcpy)
-	fmt.Printf("%-28s %10.2f       (the defaults)\n", "  2 slots, 8 MiB / memcpy", med["  and 8 MiB ops (default)"]/memcpy)
-	fmt.Printf("%-28s %10.2f       (the provider's own copy path)\n", "ratio shm write / cma", med["efaxx write shm 64MiB"]/med["cma 64MiB (shm's copy)"])
-	fmt.Printf("%-28s %10.2f       goal >= 0.80\n", "ratio tcp write / socket", med["efaxx write tcp 64MiB"]/med["tcp socket stream 64MiB"])
+	// Each round measured every line once, so a ratio pairs them round by
+	// round, as the other tables do (its median, 95% interval and verdict).
+	ratio := func(label, num, den string, g goal, note string) {
+		var q []float64
+		for i, d := range by[den] {
+			if d > 0 && i < len(by[num]) {
+				q = append(q, by[num][i]/d)
+			}
+		}
+		fmt.Printf("%-28s %s%s\n", label, ratioCell(q, len(by[den]), g), note)
+	}
+	ratio("ratio shm write / memcpy", "efaxx write shm 64MiB", "memcpy 64MiB (1 thread)", goal{lo: 0.8}, "")
+	ratio("  2 slots, 8 MiB / memcpy", "  and 8 MiB ops (default)", "memcpy 64MiB (1 thread)", goal{}, " (the defaults)")
+	ratio("ratio shm write / cma", "efaxx write shm 64MiB", "cma 64MiB (shm's copy)", goal{}, " (the provider's own copy path)")
+	ratio("ratio tcp write / socket", "efaxx write tcp 64MiB", "tcp socket stream 64MiB", goal{lo: 0.8}, "")
 }
 
 // buildRefs compiles the reference programs beside this file.
