@@ -66,6 +66,6 @@ int main(int argc, char **argv)
 	waitpid(child, NULL, 0);
 	if (dst[size - 1] != 7)
 		return 1;
-	printf("cma %zu %d %.2f\n", size, iters, 8.0 * size * iters / t / 1e9);
+	printf("cma %zu %d %.4f\n", size, iters, 8.0 * size * iters / t / 1e9);
 	return 0;
 }

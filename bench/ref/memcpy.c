@@ -30,6 +30,6 @@ int main(int argc, char **argv)
 	double t = now() - t0;
 	if (b[(iters - 1) % size] != (uint8_t)(iters - 1))
 		return 1;
-	printf("memcpy %zu %d %.2f\n", size, iters, 8.0 * size * iters / t / 1e9);
+	printf("memcpy %zu %d %.4f\n", size, iters, 8.0 * size * iters / t / 1e9);
 	return 0;
 }

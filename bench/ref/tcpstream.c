@@ -105,6 +105,6 @@ int main(int argc, char **argv)
 	int status;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return 1;
-	printf("tcpstream %zu %d %.2f\n", size, iters, 8.0 * size * iters / t / 1e9);
+	printf("tcpstream %zu %d %.4f\n", size, iters, 8.0 * size * iters / t / 1e9);
 	return 0;
 }
