@@ -522,6 +522,38 @@ func TestPruneCommand(t *testing.T) {
 	}
 }
 
+// TestPruneArgsAreRunIDs: prune's arguments are run ids, 12 or 12,13,14,
+// and nothing else: a compare selector word (a time window, sweep:NAME,
+// tag:K=V) is a usage error that names it, never a filter that replaces
+// --since or --until and widens what is deleted.
+func TestPruneArgsAreRunIDs(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"k": "v"}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_710_000_000_000_000_000},
+		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_720_000_000_000_000_000})
+	for _, args := range [][]string{
+		{"--until", "2024-01-01", "2020-01-01.."}, {"--until", "2024-01-01", "2020-01-01..now"},
+		{"sweep:b"}, {"--sweep", "a", "sweep:b"}, {"tag:k=v"}, {"status:ok"}, {"1,x"}, {"1-3"}, {"0"}, {""},
+	} {
+		word := args[len(args)-1]
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "prune"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, fmt.Sprintf("prune %q: ", word)) || !strings.Contains(stderr, "12,13,14") {
+			t.Errorf("efaxx prune %q = %d, want 2 naming %q and what prune takes\n%s%s", args, code, word, stdout, stderr)
+		}
+		if got := runIDs(t, db, "--no-sync"); len(got) != 3 {
+			t.Fatalf("efaxx prune %q deleted runs: %v left", args, got)
+		}
+	}
+	code, stdout, stderr := efaxx(t, "--db", db, "prune", "--dry-run", "1,2", "3")
+	if code != 0 || !strings.Contains(stdout, "would delete (dry run: nothing deleted) 3 runs (1-3)") {
+		t.Errorf("efaxx prune --dry-run 1,2 3 = %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "prune", "--until", "2024-01-01", "1,2")
+	if got := runIDs(t, db, "--no-sync"); code != 0 || !slices.Equal(got, []int64{3, 2}) && !slices.Equal(got, []int64{2, 3}) {
+		t.Errorf("efaxx prune --until 2024-01-01 1,2 = %d, runs left %v, want 2 and 3\n%s%s", code, got, stdout, stderr)
+	}
+}
+
 // TestQueryRaw: query --raw exports every sample of the selected runs, one
 // a line in NDJSON, a row in CSV, an element of a JSON array ([] for none).
 func TestQueryRaw(t *testing.T) {

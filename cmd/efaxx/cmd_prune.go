@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,7 +29,9 @@ flags of efaxx runs (all of them must hold), with their ranks, samples and
 tags, and the points and sweeps they leave without a run: all in one
 transaction, so it deletes everything asked or nothing. --dry-run deletes
 nothing and says what a prune would. Without an id or a filter it refuses,
-unless given --all.
+unless given --all. Its arguments are run ids and nothing else: compare's
+selector words (sweep:NAME, tag:KEY=VALUE, a window now-14d..now) are a
+wrong command line, and the flags select by everything but the id.
 
 The run directories stay where they are unless --delete-dirs asks to remove
 them too (only a directory whose run.json names the run); ingesting one
@@ -51,10 +55,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			for _, a := range c.Args().Slice() {
-				if err := narrow(&f, a, time.Now()); err != nil {
-					return &usageError{msg: fmt.Sprintf("prune %q: want run ids: 12, or 12,13,14", a)}
-				}
+			if f.IDs, err = pruneIDs(c.Args().Slice()); err != nil {
+				return err
 			}
 			if reflect.ValueOf(f).IsZero() && !c.Bool("all") {
 				return &usageError{msg: "prune needs run ids or a filter (--all prunes every run)",
@@ -64,6 +66,26 @@ Example:
 				dryRun: c.Bool("dry-run"), deleteDirs: c.Bool("delete-dirs"), format: c.String("format")})
 		},
 	}
+}
+
+// pruneIDs reads prune's arguments: run ids, each argument one (12) or a
+// list (12,13,14). Nothing else: compare's selector words (a time window,
+// sweep:NAME, tag:KEY=VALUE) would replace or widen the filter flags, and
+// a prune deletes what it selects.
+func pruneIDs(args []string) ([]int64, error) {
+	var ids []int64
+	for _, a := range args {
+		for _, part := range strings.Split(a, ",") {
+			id, err := strconv.ParseInt(part, 10, 64)
+			if err != nil || id <= 0 {
+				return nil, &usageError{msg: fmt.Sprintf("prune %q: not a run id: prune's arguments are run ids (12, or 12,13,14); "+
+					"it selects by sweep, tag, status or time only with its flags (--sweep, --tag, --status, --since, --until, ...)", a),
+					hint: "efaxx prune --dry-run --sweep demo --since now-30d"}
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 type pruneOptions struct {
