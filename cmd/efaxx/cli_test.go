@@ -554,6 +554,65 @@ func TestPruneArgsAreRunIDs(t *testing.T) {
 	}
 }
 
+// TestPruneDeleteDirsLeftInPlace: prune --delete-dirs tries every run's
+// directory: one whose run.json names another run is left in place and
+// named with why, the others are removed all the same, and the error says
+// that the store's rows are deleted and which directories remain.
+func TestPruneDeleteDirsLeftInPlace(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		db := writeSynth(t,
+			&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
+			&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}},
+			&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}})
+		var dirs [3]string
+		for i := range dirs {
+			sqlRow(t, db, fmt.Sprintf(`SELECT dir FROM runs WHERE id = %d`, i+1), &dirs[i])
+		}
+		manifest := filepath.Join(dirs[0], "run.json")
+		data, err := os.ReadFile(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, manifest, strings.Replace(string(data), `"uid": "a"`, `"uid": "other"`, 1))
+		code, stdout, stderr := efaxx(t, "--db", db, "prune", "--all", "--delete-dirs", "--format", format)
+		if code != 3 || !strings.Contains(stderr, "deleted from the store") || !strings.Contains(stderr, dirs[0]) {
+			t.Errorf("efaxx prune --all --delete-dirs --format %s = %d, want 3 saying the runs are deleted and naming %s\n%s%s",
+				format, code, dirs[0], stdout, stderr)
+		}
+		if _, err := os.Stat(dirs[0]); err != nil {
+			t.Errorf("run 1's directory, which names another run, is gone: %v", err)
+		}
+		for _, d := range dirs[1:] {
+			if _, err := os.Stat(d); !os.IsNotExist(err) {
+				t.Errorf("%s: still there after a directory before it was left in place (%v)\n%s%s", d, err, stdout, stderr)
+			}
+		}
+		switch format {
+		case "table":
+			if !strings.Contains(stdout, "removed 2 of 3 run directories") || !strings.Contains(stdout, "run 1: "+dirs[0]) ||
+				!strings.Contains(stdout, `"other"`) {
+				t.Errorf("efaxx prune --delete-dirs does not say what it removed and left, and why:\n%s", stdout)
+			}
+		case "json":
+			var rec struct {
+				DirsRemoved []string `json:"dirs_removed"`
+				DirsLeft    []struct {
+					Run    int64  `json:"run"`
+					Dir    string `json:"dir"`
+					Reason string `json:"reason"`
+				} `json:"dirs_left"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rec); err != nil || !slices.Equal(rec.DirsRemoved, dirs[1:]) ||
+				len(rec.DirsLeft) != 1 || rec.DirsLeft[0].Run != 1 || rec.DirsLeft[0].Dir != dirs[0] || rec.DirsLeft[0].Reason == "" {
+				t.Errorf("efaxx prune --delete-dirs --format json = %+v, %v\n%s", rec, err, stdout)
+			}
+		}
+		if got := runIDs(t, db, "--no-sync"); len(got) != 0 {
+			t.Errorf("runs left in the store: %v", got)
+		}
+	}
+}
+
 // TestQueryRaw: query --raw exports every sample of the selected runs, one
 // a line in NDJSON, a row in CSV, an element of a JSON array ([] for none).
 func TestQueryRaw(t *testing.T) {

@@ -33,10 +33,14 @@ unless given --all. Its arguments are run ids and nothing else: compare's
 selector words (sweep:NAME, tag:KEY=VALUE, a window now-14d..now) are a
 wrong command line, and the flags select by everything but the id.
 
+A run still running, or one whose Slurm job is not yet settled, is
+refused: a sync would store it again.
+
 The run directories stay where they are unless --delete-dirs asks to remove
 them too (only a directory whose run.json names the run); ingesting one
-again would store its run again. A run still running, or one whose Slurm
-job is not yet settled, is refused: a sync would store it again.
+again would store its run again. --delete-dirs tries every run's directory
+and names each one it leaves in place, with why; the runs are deleted from
+the store all the same, and the exit status is then 3.
 
 Example:
    efaxx prune --dry-run --sweep demo --until now-30d
@@ -96,12 +100,21 @@ type pruneOptions struct {
 
 // pruneRecord is prune's JSON.
 type pruneRecord struct {
-	DryRun      bool     `json:"dry_run"`
-	Runs        []int64  `json:"runs"`
-	Samples     int      `json:"samples"`
-	Points      int      `json:"points"`
-	Sweeps      int      `json:"sweeps"`
-	DirsRemoved []string `json:"dirs_removed"`
+	DryRun      bool      `json:"dry_run"`
+	Runs        []int64   `json:"runs"`
+	Samples     int       `json:"samples"`
+	Points      int       `json:"points"`
+	Sweeps      int       `json:"sweeps"`
+	DirsRemoved []string  `json:"dirs_removed"`
+	DirsGone    []string  `json:"dirs_gone"` // a run's directory that was gone already
+	DirsLeft    []dirLeft `json:"dirs_left"` // a run's directory --delete-dirs left in place
+}
+
+// dirLeft is a run directory that --delete-dirs left in place, and why.
+type dirLeft struct {
+	Run    int64  `json:"run"`
+	Dir    string `json:"dir"`
+	Reason string `json:"reason"`
 }
 
 func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
@@ -121,13 +134,12 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		return err
 	}
 	rec := pruneRecord{DryRun: o.dryRun, Runs: []int64{}, Samples: p.Samples, Points: p.Points, Sweeps: p.Sweeps,
-		DirsRemoved: []string{}}
+		DirsRemoved: []string{}, DirsGone: []string{}, DirsLeft: []dirLeft{}}
 	for _, r := range p.Runs {
 		rec.Runs = append(rec.Runs, r.ID)
 	}
-	var dirErr error
 	if o.deleteDirs && !o.dryRun {
-		rec.DirsRemoved, dirErr = removeRunDirs(p.Runs)
+		rec.DirsRemoved, rec.DirsGone, rec.DirsLeft = removeRunDirs(p.Runs)
 	}
 	switch o.format {
 	case "json":
@@ -144,38 +156,91 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		fmt.Fprintf(w, "prune %s %s (%s): %s, %s and %s left without a run\n", verb,
 			quantity(len(rec.Runs), "run"), dash(results.Ranges(rec.Runs)), quantity(p.Samples, "sample"),
 			quantity(p.Points, "point"), quantity(p.Sweeps, "sweep"))
-		if o.deleteDirs && !o.dryRun {
-			fmt.Fprintf(w, "removed %d run directories\n", len(rec.DirsRemoved))
-		} else if len(p.Runs) > 0 {
+		if o.deleteDirs && !o.dryRun && len(p.Runs) > 0 {
+			fmt.Fprintf(w, "removed %d of %d run %s", len(rec.DirsRemoved), len(p.Runs),
+				plural(len(p.Runs), "directory", "directories"))
+			if len(rec.DirsGone) > 0 {
+				fmt.Fprintf(w, " (%d gone already)", len(rec.DirsGone))
+			}
+			if len(rec.DirsLeft) > 0 {
+				fmt.Fprintf(w, "; %d left in place:", len(rec.DirsLeft))
+			}
+			fmt.Fprintln(w)
+			for _, l := range rec.DirsLeft {
+				fmt.Fprintf(w, "  run %d: %s: %s\n", l.Run, printable(l.Dir), printable(l.Reason))
+			}
+		} else if !o.deleteDirs && len(p.Runs) > 0 {
 			fmt.Fprintln(w, "run directories kept (--delete-dirs removes them)")
 		}
 	}
-	return dirErr
+	if len(rec.DirsLeft) > 0 {
+		var left []string
+		for _, l := range rec.DirsLeft {
+			left = append(left, fmt.Sprintf("%s (run %d)", printable(l.Dir), l.Run))
+		}
+		what := "its directory is"
+		if len(p.Runs) > 1 {
+			what = fmt.Sprintf("%d of their directories %s", len(left), plural(len(left), "is", "are"))
+		}
+		return fmt.Errorf("prune: %s deleted from the store, but %s left in place: %s",
+			plural(len(p.Runs), "the run is", fmt.Sprintf("the %d runs are", len(p.Runs))), what, strings.Join(left, ", "))
+	}
+	return nil
 }
 
-// removeRunDirs removes each run's directory whose run.json names the run,
-// and returns those it removed; a directory that is gone already is
-// skipped, one that names another run is an error.
-func removeRunDirs(runs []results.Run) ([]string, error) {
-	removed := []string{}
+// removeRunDirs tries to remove each run's directory, whatever became of
+// the ones before it. It removes a directory only if its run.json names
+// the run; it returns those it removed, those that were gone already, and
+// those it left in place with why.
+func removeRunDirs(runs []results.Run) (removed, gone []string, left []dirLeft) {
+	removed, gone, left = []string{}, []string{}, []dirLeft{}
 	for _, r := range runs {
-		data, err := os.ReadFile(filepath.Join(r.Dir, record.ManifestName))
-		if os.IsNotExist(err) {
-			continue
-		} else if err != nil {
-			return removed, fmt.Errorf("run %d: %w", r.ID, err)
+		isGone, why := checkRunDir(r)
+		switch {
+		case isGone:
+			gone = append(gone, r.Dir)
+		case why != "":
+			left = append(left, dirLeft{Run: r.ID, Dir: r.Dir, Reason: why})
+		default:
+			if err := os.RemoveAll(r.Dir); err != nil {
+				left = append(left, dirLeft{Run: r.ID, Dir: r.Dir, Reason: fmt.Sprintf("removing it: %v (part of it may be gone)", err)})
+				continue
+			}
+			removed = append(removed, r.Dir)
 		}
-		var m struct {
-			UID string `json:"uid"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil || m.UID != r.UID {
-			return removed, fmt.Errorf("run %d: %s does not hold its run.json (uid %q, want %q): left in place",
-				r.ID, r.Dir, m.UID, r.UID)
-		}
-		if err := os.RemoveAll(r.Dir); err != nil {
-			return removed, fmt.Errorf("run %d: %w", r.ID, err)
-		}
-		removed = append(removed, r.Dir)
 	}
-	return removed, nil
+	return removed, gone, left
+}
+
+// checkRunDir says whether run r's directory may be removed: gone when
+// nothing is at r.Dir, else why not ("" when its run.json names the run).
+func checkRunDir(r results.Run) (gone bool, why string) {
+	if !filepath.IsAbs(r.Dir) {
+		return false, "not an absolute path"
+	}
+	info, err := os.Lstat(r.Dir)
+	switch {
+	case os.IsNotExist(err):
+		return true, ""
+	case err != nil:
+		return false, err.Error()
+	case !info.IsDir():
+		return false, "not a directory"
+	}
+	data, err := os.ReadFile(filepath.Join(r.Dir, record.ManifestName))
+	if os.IsNotExist(err) {
+		return false, "it holds no " + record.ManifestName
+	} else if err != nil {
+		return false, err.Error()
+	}
+	var m struct {
+		UID string `json:"uid"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return false, fmt.Sprintf("its %s does not parse: %v", record.ManifestName, err)
+	}
+	if m.UID != r.UID {
+		return false, fmt.Sprintf("its %s is another run's (uid %q, not %q)", record.ManifestName, m.UID, r.UID)
+	}
+	return false, ""
 }
