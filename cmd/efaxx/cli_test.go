@@ -613,6 +613,51 @@ func TestPruneDeleteDirsLeftInPlace(t *testing.T) {
 	}
 }
 
+// TestPruneDryRunDeleteDirs: prune --dry-run --delete-dirs lists the
+// directories a prune would remove and those it would leave in place, with
+// why, and removes none.
+func TestPruneDryRunDeleteDirs(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}},
+		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}})
+	var dirs [3]string
+	for i := range dirs {
+		sqlRow(t, db, fmt.Sprintf(`SELECT dir FROM runs WHERE id = %d`, i+1), &dirs[i])
+	}
+	manifest := filepath.Join(dirs[0], "run.json")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, manifest, strings.Replace(string(data), `"uid": "a"`, `"uid": "other"`, 1))
+	code, stdout, stderr := efaxx(t, "--db", db, "prune", "--all", "--dry-run", "--delete-dirs")
+	if code != 0 || !strings.Contains(stdout, "would remove 2 of 3 run directories:\n  run 2: "+dirs[1]+"\n  run 3: "+dirs[2]+"\n") ||
+		!strings.Contains(stdout, "would leave 1 in place:\n  run 1: "+dirs[0]+`: its run.json is another run's (uid "other"`) ||
+		strings.Contains(stdout, "run directories kept") {
+		t.Errorf("efaxx prune --dry-run --delete-dirs = %d, want the directories it would remove and leave\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "prune", "--all", "--dry-run", "--delete-dirs", "--format", "json")
+	var rec struct {
+		DirsRemoved []string `json:"dirs_removed"`
+		DirsLeft    []struct {
+			Run int64 `json:"run"`
+		} `json:"dirs_left"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rec); code != 0 || err != nil || !slices.Equal(rec.DirsRemoved, dirs[1:]) ||
+		len(rec.DirsLeft) != 1 || rec.DirsLeft[0].Run != 1 {
+		t.Errorf("efaxx prune --dry-run --delete-dirs --format json = %d, %+v, %v\n%s%s", code, rec, err, stdout, stderr)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("a dry run removed %s: %v", d, err)
+		}
+	}
+	if got := runIDs(t, db, "--no-sync"); len(got) != 3 {
+		t.Errorf("a dry run deleted runs: %v left", got)
+	}
+}
+
 // TestQueryRaw: query --raw exports every sample of the selected runs, one
 // a line in NDJSON, a row in CSV, an element of a JSON array ([] for none).
 func TestQueryRaw(t *testing.T) {

@@ -40,7 +40,9 @@ The run directories stay where they are unless --delete-dirs asks to remove
 them too (only a directory whose run.json names the run); ingesting one
 again would store its run again. --delete-dirs tries every run's directory
 and names each one it leaves in place, with why; the runs are deleted from
-the store all the same, and the exit status is then 3.
+the store all the same, and the exit status is then 3. With --dry-run it
+lists the directories it would remove and those it would leave, and why
+(it reads each run.json; it cannot tell whether a removal would fail).
 
 Example:
    efaxx prune --dry-run --sweep demo --until now-30d
@@ -138,8 +140,8 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 	for _, r := range p.Runs {
 		rec.Runs = append(rec.Runs, r.ID)
 	}
-	if o.deleteDirs && !o.dryRun {
-		rec.DirsRemoved, rec.DirsGone, rec.DirsLeft = removeRunDirs(p.Runs)
+	if o.deleteDirs {
+		rec.DirsRemoved, rec.DirsGone, rec.DirsLeft = removeRunDirs(p.Runs, o.dryRun)
 	}
 	switch o.format {
 	case "json":
@@ -156,7 +158,9 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		fmt.Fprintf(w, "prune %s %s (%s): %s, %s and %s left without a run\n", verb,
 			quantity(len(rec.Runs), "run"), dash(results.Ranges(rec.Runs)), quantity(p.Samples, "sample"),
 			quantity(p.Points, "point"), quantity(p.Sweeps, "sweep"))
-		if o.deleteDirs && !o.dryRun && len(p.Runs) > 0 {
+		if o.deleteDirs && o.dryRun && len(p.Runs) > 0 {
+			printDirsDryRun(w, p.Runs, rec)
+		} else if o.deleteDirs && len(p.Runs) > 0 {
 			fmt.Fprintf(w, "removed %d of %d run %s", len(rec.DirsRemoved), len(p.Runs),
 				plural(len(p.Runs), "directory", "directories"))
 			if len(rec.DirsGone) > 0 {
@@ -173,7 +177,7 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 			fmt.Fprintln(w, "run directories kept (--delete-dirs removes them)")
 		}
 	}
-	if len(rec.DirsLeft) > 0 {
+	if len(rec.DirsLeft) > 0 && !o.dryRun {
 		var left []string
 		for _, l := range rec.DirsLeft {
 			left = append(left, fmt.Sprintf("%s (run %d)", printable(l.Dir), l.Run))
@@ -188,11 +192,41 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 	return nil
 }
 
+// printDirsDryRun says which run directories a prune --delete-dirs would
+// remove, and which it would leave in place and why.
+func printDirsDryRun(w io.Writer, runs []results.Run, rec pruneRecord) {
+	fmt.Fprintf(w, "would remove %d of %d run %s", len(rec.DirsRemoved), len(runs),
+		plural(len(runs), "directory", "directories"))
+	if len(rec.DirsGone) > 0 {
+		fmt.Fprintf(w, " (%d gone already)", len(rec.DirsGone))
+	}
+	if len(rec.DirsRemoved) > 0 {
+		fmt.Fprint(w, ":")
+	}
+	fmt.Fprintln(w)
+	removed := map[string]bool{}
+	for _, d := range rec.DirsRemoved {
+		removed[d] = true
+	}
+	for _, r := range runs {
+		if removed[r.Dir] {
+			fmt.Fprintf(w, "  run %d: %s\n", r.ID, printable(r.Dir))
+		}
+	}
+	if len(rec.DirsLeft) > 0 {
+		fmt.Fprintf(w, "would leave %d in place:\n", len(rec.DirsLeft))
+		for _, l := range rec.DirsLeft {
+			fmt.Fprintf(w, "  run %d: %s: %s\n", l.Run, printable(l.Dir), printable(l.Reason))
+		}
+	}
+}
+
 // removeRunDirs tries to remove each run's directory, whatever became of
 // the ones before it. It removes a directory only if its run.json names
 // the run; it returns those it removed, those that were gone already, and
-// those it left in place with why.
-func removeRunDirs(runs []results.Run) (removed, gone []string, left []dirLeft) {
+// those it left in place with why. With dryRun it removes nothing and
+// returns what it would remove and leave.
+func removeRunDirs(runs []results.Run, dryRun bool) (removed, gone []string, left []dirLeft) {
 	removed, gone, left = []string{}, []string{}, []dirLeft{}
 	for _, r := range runs {
 		isGone, why := checkRunDir(r)
@@ -201,6 +235,8 @@ func removeRunDirs(runs []results.Run) (removed, gone []string, left []dirLeft) 
 			gone = append(gone, r.Dir)
 		case why != "":
 			left = append(left, dirLeft{Run: r.ID, Dir: r.Dir, Reason: why})
+		case dryRun:
+			removed = append(removed, r.Dir)
 		default:
 			if err := os.RemoveAll(r.Dir); err != nil {
 				left = append(left, dirLeft{Run: r.ID, Dir: r.Dir, Reason: fmt.Sprintf("removing it: %v (part of it may be gone)", err)})
