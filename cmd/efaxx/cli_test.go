@@ -658,6 +658,25 @@ func TestPruneDryRunDeleteDirs(t *testing.T) {
 	}
 }
 
+// TestPruneFormat: prune writes table or json; any other --format,
+// csv included, is a usage error that names them, and deletes nothing.
+func TestPruneFormat(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}})
+	for _, format := range []string{"csv", "ndjson", "xml"} {
+		code, stdout, stderr := efaxx(t, "--db", db, "prune", "--all", "--format", format)
+		if code != 2 || !strings.Contains(stderr, fmt.Sprintf("--format %q: prune writes table or json", format)) {
+			t.Errorf("efaxx prune --format %s = %d, want 2 naming table and json\n%s%s", format, code, stdout, stderr)
+		}
+	}
+	if got := runIDs(t, db, "--no-sync"); len(got) != 1 {
+		t.Errorf("a refused prune deleted runs: %v left", got)
+	}
+	code, stdout, stderr := efaxx(t, "--db", db, "help", "prune")
+	if code != 0 || !regexp.MustCompile(`--format value +output as table or json `).MatchString(stdout) {
+		t.Errorf("efaxx help prune = %d, its --format does not say table or json\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestQueryRaw: query --raw exports every sample of the selected runs, one
 // a line in NDJSON, a row in CSV, an element of a JSON array ([] for none).
 func TestQueryRaw(t *testing.T) {
