@@ -333,3 +333,38 @@ func TestShowWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestTagDeleteWhole: tag --delete takes its key whole, as written (edge
+// spaces kept, no split at commas), as --tag does; a key no run can hold
+// is refused rather than deleting nothing, and so is a key both set and
+// deleted in one command.
+func TestTagDeleteWhole(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"site": "x"}})
+	tag := func(args ...string) (int, string, string) {
+		t.Helper()
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "tag", "1"}, args...)...)
+		return code, strings.TrimSpace(stdout), stderr
+	}
+	if code, stdout, stderr := tag(" note=v", "note=w"); code != 0 || stdout != "run 1:  note=v,note=w,site=x" {
+		t.Fatalf("efaxx tag 1 ' note=v' note=w = %d, %q, %q", code, stdout, stderr)
+	}
+	if code, stdout, stderr := tag("--delete", " note"); code != 0 || stdout != "run 1: note=w,site=x" {
+		t.Errorf("efaxx tag 1 --delete ' note' = %d, %q, %q; want only the key ' note' deleted", code, stdout, stderr)
+	}
+	for _, bad := range [][]string{{"--delete", "note,site"}, {"--delete", "note=w"}, {"--delete", ""}} {
+		if code, stdout, stderr := tag(bad...); code != 2 || stdout != "" || !strings.Contains(stderr, "tag key") {
+			t.Errorf("efaxx tag 1 %q = %d, %q, %q; want 2 refusing the key", bad, code, stdout, stderr)
+		}
+	}
+	if code, stdout, stderr := tag("--delete", "note,site"); !strings.Contains(stderr, "repeat --delete") {
+		t.Errorf("efaxx tag 1 --delete note,site = %d, %q, %q; want a hint to repeat --delete", code, stdout, stderr)
+	}
+	if code, stdout, stderr := tag("note=z", "--delete", "note"); code != 2 || stdout != "" ||
+		!strings.Contains(stderr, `"note"`) || !strings.Contains(stderr, "both") {
+		t.Errorf("efaxx tag 1 note=z --delete note = %d, %q, %q; want 2 refusing to set and delete one key", code, stdout, stderr)
+	}
+	// Nothing refused above changed the run's tags.
+	if code, stdout, stderr := tag("--delete", "note", "--delete", "site"); code != 0 || stdout != "run 1: -" {
+		t.Errorf("efaxx tag 1 --delete note --delete site = %d, %q, %q; want both deleted, none left", code, stdout, stderr)
+	}
+}
