@@ -45,8 +45,8 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 	var checks []Finding
 	if _, err := client.Partitions(ctx); errors.Is(err, slurm.ErrNoCluster) {
 		// Local runs need no cluster: say so, and ask Slurm nothing more.
-		f := Finding{"slurm", CheckWarn, "no Slurm cluster is configured here (no slurm.conf, SLURM_CONF or DNS SRV " +
-			"record): efaxx run runs sweeps on this machine with mpirun; submit, status and sync need a cluster"}
+		f := Finding{"slurm", CheckWarn, slurm.NoClusterHere(err) +
+			": efaxx run runs sweeps on this machine with mpirun; submit, status and sync need a cluster"}
 		if o.Sweep != nil && o.Sweep.HasSlurmTables() {
 			f.Status, f.Detail = CheckFail, "the sweep has a [slurm] or [container] table, and "+f.Detail
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -36,11 +37,16 @@ func doctorSlurm() *slurm.Client {
 }
 
 // noCluster answers doctor's commands as a machine without a Slurm
-// cluster does: every Slurm command fails as sinfo does there.
-func noCluster() *slurm.Client {
+// cluster does: every Slurm command fails as sinfo does there, where no
+// cluster is configured, or, where Slurm is not installed, is not found on
+// PATH (as slurm.ExecCommander says it).
+func noCluster(installed bool) *slurm.Client {
 	cluster := doctorSlurm()
 	return &slurm.Client{Commander: &mock.Commander{RunFunc: func(ctx context.Context, name string, args ...string) ([]byte, error) {
 		if name == "sinfo" || name == "srun" {
+			if !installed {
+				return nil, fmt.Errorf("%s: %w", name, &exec.Error{Name: name, Err: exec.ErrNotFound})
+			}
 			return nil, &slurm.CommandError{Name: name, Args: args, Code: 1, Stderr: name + ": error: resolve_ctls_from_dns_srv: " +
 				"res_nsearch error: Unknown host\n" + name + ": fatal: Could not establish a configuration source\n"}
 		}
@@ -48,23 +54,35 @@ func noCluster() *slurm.Client {
 	}}}
 }
 
-// TestDoctorNoCluster: where no cluster is configured, doctor says so
-// once, and that local runs work, instead of failing on each of Slurm's
-// commands; only a sweep that asks for Slurm fails.
+// TestDoctorNoCluster: where no cluster is configured, or Slurm is not
+// installed, doctor says so once, and that local runs work, instead of
+// failing on each of Slurm's commands; only a sweep that asks for Slurm
+// fails.
 func TestDoctorNoCluster(t *testing.T) {
-	o := harness.DoctorOptions{RunnerPath: "/opt/efaxx-runner", Workdir: t.TempDir()}
-	var got []string
-	checks := harness.Doctor(t.Context(), noCluster(), o)
-	for _, c := range checks {
-		got = append(got, c.Name+" "+c.Status)
-	}
-	if want := "slurm warn, libfabric ok, nics ok, runner ok, workdir warn"; strings.Join(got, ", ") != want ||
-		!strings.Contains(checks[0].Detail, "no Slurm cluster is configured here") || !strings.Contains(checks[0].Detail, "efaxx run runs") {
-		t.Errorf("checks = %q (%s), want %s", got, checks[0].Detail, want)
-	}
-	o.Sweep = mustParse(t, head+"[slurm]\npartition = \"gpu\"\n")
-	if c := harness.Doctor(t.Context(), noCluster(), o)[0]; c.Status != harness.CheckFail {
-		t.Errorf("a [slurm] sweep without a cluster: %s %s, want FAIL", c.Status, c.Detail)
+	for _, tt := range []struct {
+		name      string
+		installed bool
+		why       string
+	}{
+		{"not configured", true, "no Slurm cluster is configured here (no slurm.conf"},
+		{"not installed", false, "Slurm is not installed here (no sinfo on PATH)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := harness.DoctorOptions{RunnerPath: "/opt/efaxx-runner", Workdir: t.TempDir()}
+			var got []string
+			checks := harness.Doctor(t.Context(), noCluster(tt.installed), o)
+			for _, c := range checks {
+				got = append(got, c.Name+" "+c.Status)
+			}
+			if want := "slurm warn, libfabric ok, nics ok, runner ok, workdir warn"; strings.Join(got, ", ") != want ||
+				!strings.Contains(checks[0].Detail, tt.why) || !strings.Contains(checks[0].Detail, "efaxx run runs") {
+				t.Errorf("checks = %q (%s), want %s saying %q", got, checks[0].Detail, want, tt.why)
+			}
+			o.Sweep = mustParse(t, head+"[slurm]\npartition = \"gpu\"\n")
+			if c := harness.Doctor(t.Context(), noCluster(tt.installed), o)[0]; c.Status != harness.CheckFail || !strings.Contains(c.Detail, tt.why) {
+				t.Errorf("a [slurm] sweep without a cluster: %s %s, want FAIL saying %q", c.Status, c.Detail, tt.why)
+			}
+		})
 	}
 }
 

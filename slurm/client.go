@@ -23,7 +23,7 @@ func NewClient() *Client { return &Client{Commander: &ExecCommander{}} }
 // own timeout: killed midway, it may leave a job slurmctld accepted but
 // nobody knows the id of. The caller records the id, then sees ctx.
 func (c *Client) Submit(ctx context.Context, path string) (ID, string, error) {
-	out, err := c.Commander.Run(context.WithoutCancel(ctx), "sbatch", "--parsable", path)
+	out, err := c.run(context.WithoutCancel(ctx), "sbatch", "--parsable", path)
 	if err != nil {
 		return ID{}, "", fmt.Errorf("sbatch %s: %w", path, err)
 	}
@@ -36,7 +36,7 @@ func (c *Client) Cancel(ctx context.Context, ids []ID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := c.Commander.Run(ctx, "scancel", idList(ids)); err != nil {
+	if _, err := c.run(ctx, "scancel", idList(ids)); err != nil {
 		return fmt.Errorf("scancel jobs %s: %w", idList(ids), err)
 	}
 	return nil
@@ -132,7 +132,7 @@ func (c *Client) sacct(ctx context.Context, jobs []Tracked, rep *Report) map[str
 	for i, t := range jobs {
 		ids[i] = t.ID
 	}
-	out, err := c.Commander.Run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
+	out, err := c.run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
 	if err != nil {
 		rep.Notes = append(rep.Notes, err.Error())
 		return nil
@@ -152,7 +152,7 @@ func (c *Client) fromController(ctx context.Context, jobs []Tracked) (map[string
 	for i, t := range jobs {
 		ids[i] = t.ID
 	}
-	out, err := c.Commander.Run(ctx, "squeue", "-h", "-t", "all", "-j", idList(ids), "-o", squeueFormat)
+	out, err := c.run(ctx, "squeue", "-h", "-t", "all", "-j", idList(ids), "-o", squeueFormat)
 	if err != nil && !invalidJobID(err) {
 		return known, err
 	}
@@ -161,7 +161,7 @@ func (c *Client) fromController(ctx context.Context, jobs []Tracked) (map[string
 		if known[id.String()] != nil {
 			continue
 		}
-		out, err := c.Commander.Run(ctx, "scontrol", "show", "job", "-o", id.String())
+		out, err := c.run(ctx, "scontrol", "show", "job", "-o", id.String())
 		if invalidJobID(err) {
 			continue
 		} else if err != nil {

@@ -20,7 +20,7 @@ type Partition struct {
 
 // Partitions lists the partitions with their idle and total node counts.
 func (c *Client) Partitions(ctx context.Context) ([]Partition, error) {
-	out, err := c.Commander.Run(ctx, "sinfo", "-h", "-o", "%R|%a|%F|%l")
+	out, err := c.run(ctx, "sinfo", "-h", "-o", "%R|%a|%F|%l")
 	if err != nil {
 		return nil, fmt.Errorf("sinfo: %w", err)
 	}
@@ -44,7 +44,7 @@ func (c *Client) Partitions(ctx context.Context) ([]Partition, error) {
 // MPIPlugins lists the plugins srun --mpi takes here, as srun --mpi=list
 // prints them ("pmix", "pmi2", "none", and versions such as "pmix_v4").
 func (c *Client) MPIPlugins(ctx context.Context) ([]string, error) {
-	out, err := c.Commander.Run(ctx, "srun", "--mpi=list")
+	out, err := c.run(ctx, "srun", "--mpi=list")
 	if err != nil {
 		return nil, fmt.Errorf("srun --mpi=list: %w", err)
 	}
@@ -62,7 +62,7 @@ func (c *Client) MPIPlugins(ctx context.Context) ([]string, error) {
 
 // HasPyxis reports whether srun takes pyxis's --container-image.
 func (c *Client) HasPyxis(ctx context.Context) (bool, error) {
-	out, err := c.Commander.Run(ctx, "srun", "--help")
+	out, err := c.run(ctx, "srun", "--help")
 	if err != nil {
 		return false, fmt.Errorf("srun --help: %w", err)
 	}

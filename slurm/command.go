@@ -27,10 +27,44 @@ type CommandError struct {
 	Stderr string
 }
 
-// ErrNoCluster is what a Slurm command's error wraps when no cluster is
-// configured where it ran: no slurm.conf, no SLURM_CONF, no DNS SRV record
-// (Slurm's own words: "Could not establish a configuration source").
+// ErrNoCluster is what a Slurm command's error wraps when there is no
+// cluster to ask where it ran: no cluster is configured (no slurm.conf, no
+// SLURM_CONF, no DNS SRV record; Slurm's own words: "Could not establish a
+// configuration source"), or Slurm is not installed (a *NotInstalledError).
+// NoClusterHere says which.
 var ErrNoCluster = errors.New("no Slurm cluster is configured")
+
+// NotInstalledError is a Slurm command that is not on PATH: Slurm is not
+// installed here. It wraps ErrNoCluster and the error that said so
+// (exec.ErrNotFound), whose words it keeps.
+type NotInstalledError struct {
+	Name string // the command: sinfo, srun, sbatch, ...
+	Err  error
+}
+
+func (e *NotInstalledError) Error() string   { return e.Err.Error() }
+func (e *NotInstalledError) Unwrap() []error { return []error{ErrNoCluster, e.Err} }
+
+// NoClusterHere says, for a user, why err (which wraps ErrNoCluster) found
+// no cluster: Slurm is not installed, or no cluster is configured.
+func NoClusterHere(err error) string {
+	var ni *NotInstalledError
+	if errors.As(err, &ni) {
+		return fmt.Sprintf("Slurm is not installed here (no %s on PATH)", ni.Name)
+	}
+	return "no Slurm cluster is configured here (no slurm.conf, SLURM_CONF or DNS SRV record)"
+}
+
+// run runs a Slurm command through c's Commander. A command not found on
+// PATH says Slurm is not installed: its error is a *NotInstalledError, so
+// that it wraps ErrNoCluster as a command that finds no configuration does.
+func (c *Client) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	out, err := c.Commander.Run(ctx, name, args...)
+	if err != nil && errors.Is(err, exec.ErrNotFound) {
+		err = &NotInstalledError{Name: name, Err: err}
+	}
+	return out, err
+}
 
 // Unwrap returns ErrNoCluster when the command found no cluster to ask.
 func (e *CommandError) Unwrap() error {

@@ -3,6 +3,8 @@ package slurm_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -32,5 +34,30 @@ func TestExecCommanderStopped(t *testing.T) {
 	_, err := (&slurm.ExecCommander{}).Run(ctx, "sleep", "10")
 	if !errors.Is(err, stop) || strings.Contains(err.Error(), "no answer") {
 		t.Errorf("Run = %v, want the cause, not a timeout", err)
+	}
+}
+
+// TestNotInstalled: where a Slurm command is not on PATH, Slurm is not
+// installed here, which is no cluster to ask, as where none is configured;
+// a command that is not Slurm's is only itself missing.
+func TestNotInstalled(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	c := slurm.NewClient()
+	_, err := c.Partitions(t.Context())
+	if !errors.Is(err, slurm.ErrNoCluster) || !errors.Is(err, exec.ErrNotFound) {
+		t.Fatalf("Partitions without sinfo = %v, want ErrNoCluster and exec.ErrNotFound", err)
+	}
+	if got, want := slurm.NoClusterHere(err), "Slurm is not installed here (no sinfo on PATH)"; got != want {
+		t.Errorf("NoClusterHere(%v) = %q, want %q", err, got, want)
+	}
+	if _, err := c.MPIPlugins(t.Context()); !errors.Is(err, slurm.ErrNoCluster) {
+		t.Errorf("MPIPlugins without srun = %v, want ErrNoCluster", err)
+	}
+	if _, err := c.Commander.Run(t.Context(), "fi_info", "-l"); err == nil || errors.Is(err, slurm.ErrNoCluster) {
+		t.Errorf("fi_info not on PATH = %v, want an error that is not ErrNoCluster", err)
+	}
+	noConf := &slurm.CommandError{Name: "sinfo", Code: 1, Stderr: "sinfo: fatal: Could not establish a configuration source\n"}
+	if got := slurm.NoClusterHere(fmt.Errorf("sinfo: %w", noConf)); !strings.HasPrefix(got, "no Slurm cluster is configured here") {
+		t.Errorf("NoClusterHere(no configuration source) = %q", got)
 	}
 }

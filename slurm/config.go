@@ -16,7 +16,7 @@ const DefaultMaxScriptSize = 4 << 20
 // or DefaultMaxScriptSize when it sets none. The error says why Slurm
 // did not answer.
 func (c *Client) MaxScriptSize(ctx context.Context) (int, error) {
-	out, err := c.Commander.Run(ctx, "scontrol", "show", "config")
+	out, err := c.run(ctx, "scontrol", "show", "config")
 	if err != nil {
 		return 0, fmt.Errorf("scontrol show config: %w", err)
 	}

@@ -767,6 +767,62 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
+// withoutSlurm makes PATH a folder holding only a fake fi_info and a fake
+// efaxx-runner, as a machine with libfabric and no Slurm installed, and
+// returns the runner.
+func withoutSlurm(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "fi_info"), "#!/bin/sh\nif [ \"$1\" = -l ]; then printf 'tcp:\\n    version: 1\\n'; "+
+		"else printf 'provider: tcp\\n    domain: lo\\n'; fi\n")
+	runner := writeFile(t, filepath.Join(bin, "efaxx-runner"), "#!/bin/sh\necho 'efaxx-runner v0 (abc)'\n")
+	for _, f := range []string{"fi_info", "efaxx-runner"} {
+		if err := os.Chmod(filepath.Join(bin, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	return runner
+}
+
+// TestDoctorWithoutSlurm: where Slurm is not installed (no sinfo or srun
+// on PATH), doctor says so once, and that local runs work, rather than
+// failing on each of Slurm's commands.
+func TestDoctorWithoutSlurm(t *testing.T) {
+	runner := withoutSlurm(t)
+	code, stdout, stderr := efaxx(t, "--workdir", t.TempDir(), "doctor", "--runner", runner)
+	if code != 0 || strings.Count(stdout, "slurm") != 1 || strings.Contains(stdout, "FAIL") ||
+		!strings.Contains(stdout, "warn  slurm      Slurm is not installed here (no sinfo on PATH): efaxx run runs sweeps on this machine") {
+		t.Errorf("efaxx doctor without Slurm = %d, want 0 saying once that Slurm is not installed\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = efaxx(t, "--workdir", t.TempDir(), "doctor", "--runner", runner, demoSlurmSweep(t))
+	if code != 1 || !strings.Contains(stdout, "FAIL  slurm      the sweep has a [slurm] or [container] table, and Slurm is not installed here") {
+		t.Errorf("efaxx doctor of a [slurm] sweep without Slurm = %d, want 1 failing the slurm check\n%s", code, stdout)
+	}
+}
+
+// demoSlurmSweep writes a sweep with a [slurm] table.
+func demoSlurmSweep(t *testing.T) string {
+	return writeFile(t, filepath.Join(t.TempDir(), "s.toml"), "name = \"s\"\nbenchmark = \"write\"\n[slurm]\npartition = \"gpu\"\n")
+}
+
+// TestSubmitWithoutSlurm: where Slurm is not installed, submit says so,
+// as doctor does, before any sbatch, and leaves no store or session.
+func TestSubmitWithoutSlurm(t *testing.T) {
+	withoutSlurm(t)
+	dir := t.TempDir()
+	db, workdir := filepath.Join(dir, "r.db"), filepath.Join(dir, "runs")
+	code, _, stderr := efaxx(t, "--db", db, "--workdir", workdir, "submit", demoFile)
+	if code != 3 || !strings.Contains(stderr, "Slurm is not installed here (no sinfo on PATH)") || strings.Contains(stderr, "sbatch") {
+		t.Errorf("efaxx submit without Slurm = %d, want 3 saying Slurm is not installed\n%s", code, stderr)
+	}
+	for _, p := range []string{db, workdir} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("submit without Slurm left %s behind", p)
+		}
+	}
+}
+
 // TestSubmitWithoutCluster: where no Slurm cluster is configured, submit
 // says so, as doctor does, instead of sbatch's fatal DNS lookup, and leaves
 // no store or session behind.

@@ -22,7 +22,10 @@ version, libfabric's providers and the tcp provider's NICs on this machine
 (fi_info), efaxx-runner's version, and whether the workdir is on a network
 filesystem. With a sweep, its partition and MPI plugin are checked too, and
 the image of its [container]: readable here, a squashfs, and holding an
-efaxx-runner of this efaxx's version.
+efaxx-runner of this efaxx's version. Without a Slurm cluster (Slurm not
+installed, or no cluster configured) it says so, and which, in one warning
+instead of asking Slurm more: efaxx run needs no cluster; a sweep with a
+[slurm] or [container] table fails that check.
 
 Example:
    efaxx doctor sweeps/testbed/write.toml

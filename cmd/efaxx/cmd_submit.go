@@ -69,8 +69,8 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 	// Ask before the store and the session are made, and say it plainly,
 	// as doctor does, rather than pass on sbatch's fatal DNS lookup.
 	if _, err := slurm.NewClient().Partitions(ctx); errors.Is(err, slurm.ErrNoCluster) {
-		return fmt.Errorf("submit %s: %w here (efaxx doctor says more; efaxx run runs a sweep on this machine)",
-			o.sweep, slurm.ErrNoCluster)
+		return fmt.Errorf("submit %s: %s: efaxx run runs a sweep on this machine (efaxx doctor says more)",
+			o.sweep, slurm.NoClusterHere(err))
 	}
 	env, err := openSlurm(ctx, o.db, o.workdir, true)
 	if err != nil {
