@@ -53,7 +53,7 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 		checks = append(checks, f)
 	} else {
 		pyxis := checkPyxis(ctx, client, res.Container != nil)
-		checks = append(checks, checkPartitions(ctx, client, res.Partition), checkMPI(ctx, client, res.MPI), pyxis)
+		checks = append(checks, checkPartitions(ctx, client, res.Partition), checkMPI(ctx, client, res.MPI, mpiWhose(o.Sweep, res.MPI)), pyxis)
 		if pyxis.Status == CheckOK || res.Container != nil {
 			checks = append(checks, checkEnroot(ctx, client.Commander))
 		}
@@ -94,14 +94,28 @@ func checkPartitions(ctx context.Context, c *slurm.Client, want string) Finding 
 	return Finding{"slurm", CheckOK, "partitions: " + strings.Join(list, "; ")}
 }
 
-func checkMPI(ctx context.Context, c *slurm.Client, want string) Finding {
+// mpiWhose says whose srun --mpi plugin mpi is: efaxx's default, without
+// a sweep or where the sweep sets no [slurm] mpi, or the sweep's.
+func mpiWhose(s *Sweep, mpi string) string {
+	switch {
+	case s == nil:
+		return fmt.Sprintf("efaxx's default is --mpi=%s (a sweep's [slurm] mpi picks another)", mpi)
+	case s.mpiDefault:
+		return fmt.Sprintf("the sweep sets no [slurm] mpi, so efaxx's default --mpi=%s", mpi)
+	}
+	return fmt.Sprintf("the sweep asks for --mpi=%s", mpi)
+}
+
+// checkMPI checks that srun takes plugin want; whose (mpiWhose) says
+// whose it is.
+func checkMPI(ctx context.Context, c *slurm.Client, want, whose string) Finding {
 	plugins, err := c.MPIPlugins(ctx)
 	if err != nil {
 		return Finding{"mpi", CheckFail, err.Error()}
 	}
 	detail := "srun --mpi takes: " + strings.Join(plugins, ", ")
 	if !slices.Contains(plugins, want) {
-		return Finding{"mpi", CheckFail, fmt.Sprintf("the sweep asks for --mpi=%s; %s", want, detail)}
+		return Finding{"mpi", CheckFail, whose + "; " + detail}
 	}
 	return Finding{"mpi", CheckOK, detail}
 }

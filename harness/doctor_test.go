@@ -144,3 +144,43 @@ func TestDoctorImage(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorMPIWhose: the mpi check names whose --mpi it checks: efaxx's
+// default when no sweep is given or the sweep sets no [slurm] mpi, the
+// sweep's own when it sets one. No sweep asked for the default.
+func TestDoctorMPIWhose(t *testing.T) {
+	cluster := doctorSlurm()
+	client := &slurm.Client{Commander: &mock.Commander{RunFunc: func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		if name == "srun" && len(args) == 1 && args[0] == "--mpi=list" {
+			return []byte("MPI plugin types are...\n\tnone\n\tpmi2\n"), nil
+		}
+		return cluster.Commander.Run(ctx, name, args...)
+	}}}
+	for _, tt := range []struct {
+		name, sweep, status, detail string
+	}{
+		{"no sweep", "", harness.CheckFail,
+			"efaxx's default is --mpi=pmix (a sweep's [slurm] mpi picks another); srun --mpi takes: none, pmi2"},
+		{"sweep without mpi", head + "[slurm]\npartition = \"debug\"\n", harness.CheckFail,
+			"the sweep sets no [slurm] mpi, so efaxx's default --mpi=pmix; srun --mpi takes: none, pmi2"},
+		{"sweep asks for pmix", head + "[slurm]\nmpi = \"pmix\"\n", harness.CheckFail,
+			"the sweep asks for --mpi=pmix; srun --mpi takes: none, pmi2"},
+		{"sweep asks for pmi2", head + "[slurm]\nmpi = \"pmi2\"\n", harness.CheckOK, "srun --mpi takes: none, pmi2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := harness.DoctorOptions{Workdir: t.TempDir()}
+			if tt.sweep != "" {
+				o.Sweep = mustParse(t, tt.sweep)
+			}
+			var mpi *harness.Finding
+			for _, c := range harness.Doctor(t.Context(), client, o) {
+				if c.Name == "mpi" {
+					mpi = &c
+				}
+			}
+			if mpi == nil || mpi.Status != tt.status || mpi.Detail != tt.detail {
+				t.Errorf("mpi check = %+v, want %s %q", mpi, tt.status, tt.detail)
+			}
+		})
+	}
+}

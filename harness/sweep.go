@@ -49,6 +49,10 @@ type Sweep struct {
 	// slurmTables is set when the file has a [slurm] or [container] table.
 	slurmTables bool
 
+	// mpiDefault is set when the file sets no [slurm] mpi: Resources.MPI
+	// is efaxx's default, which the file did not ask for.
+	mpiDefault bool
+
 	// values holds the resolved values of each param of axes(), in the
 	// same order; a param that is not a list has one value.
 	values [][]any
@@ -325,7 +329,7 @@ func (d *decoder) defaultRanks(s *Sweep) {
 func (d *decoder) resolveResources(s *Sweep) {
 	s.Resources, s.slurmTables = d.res, d.slurmTables
 	if s.Resources.MPI == "" {
-		s.Resources.MPI = defaultMPI
+		s.Resources.MPI, s.mpiDefault = defaultMPI, true
 	}
 	if _, ranksSet := d.values[paramNamed("ranks")]; d.res.NTasksPerNode > 0 && !ranksSet {
 		s.ranksPerNode = d.res.NTasksPerNode
