@@ -19,16 +19,20 @@ import (
 // saved empty.
 var ErrNoData = errors.New("plots: no samples to draw")
 
-// curveLabels are the y-axis labels of Bandwidth, by the curves' metric.
+// curveLabels are the y-axis labels of Bandwidth for the metrics whose
+// label says more there than a figure's (metricLabels).
 var curveLabels = map[string]string{
 	"gbps":  "bandwidth, Gbps (1e9 bit/s; bytes each rank sent + received)",
 	"busbw": "busbw, GB/s (1e9 B/s; nccl-tests' bus bandwidth, as it printed it)",
+	"mops":  "Mops: million iterations per second (queue: commands)",
 }
 
-// Bandwidth draws bandwidth against message size on a log2 axis, one line
-// per curve: Gbps for a network, nccl-tests' busbw in GB/s for its
-// collectives (results.Curves). caption goes under the axis label: which
-// machine, when, which runs.
+// Bandwidth draws the curves' metric against message size on a log2 axis,
+// one line per curve, in the curves' own unit (results.Curves): Gbps for a
+// network, GB/s for NVLink copies, Mops for the queue, nccl-tests' busbw in
+// GB/s for its collectives. Curves of different metrics are an error: one
+// axis has one unit. caption goes under the axis label: which machine,
+// when, which runs.
 func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
@@ -36,14 +40,23 @@ func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error
 	if caption != "" {
 		p.X.Label.Text += "\n" + caption
 	}
-	p.Y.Label.Text = curveLabels["gbps"]
-	if len(curves) > 0 && curves[0].Metric != "" {
-		l, ok := curveLabels[curves[0].Metric]
-		if !ok {
-			return nil, fmt.Errorf("curves of %s: no axis label for it", curves[0].Metric)
+	metric := "gbps" // a curve that does not say is in Gbps
+	for i, c := range curves {
+		m := c.Metric
+		if m == "" {
+			m = "gbps"
 		}
-		p.Y.Label.Text = l
+		if i == 0 {
+			metric = m
+		} else if m != metric {
+			return nil, fmt.Errorf("curves %q (%s) and %q (%s): one axis has one unit", curves[0].Label, metric, c.Label, m)
+		}
 	}
+	label, err := curveLabel(metric)
+	if err != nil {
+		return nil, err
+	}
+	p.Y.Label.Text = label
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = SizeTicks{}
 	p.Y.Min = 0
@@ -72,6 +85,22 @@ func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error
 		return nil, ErrNoData
 	}
 	return p, nil
+}
+
+// curveLabel returns Bandwidth's y-axis label for metric: its own, else
+// a figure's, else the metric's name and unit.
+func curveLabel(metric string) (string, error) {
+	if l, ok := curveLabels[metric]; ok {
+		return l, nil
+	}
+	if l, ok := metricLabels[metric]; ok {
+		return l, nil
+	}
+	m, err := results.LookupMetric(metric)
+	if err != nil {
+		return "", fmt.Errorf("curves of %s: %w", metric, err)
+	}
+	return m.Name + ", " + m.Unit, nil
 }
 
 // Save writes p to path as PNG or SVG (by extension) at README width.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"efaxx/plots"
@@ -79,5 +80,26 @@ func TestBandwidthDeterministic(t *testing.T) {
 	}
 	if err := plots.Save(nil, filepath.Join(dir, "f.jpg")); err == nil {
 		t.Error("Save(.jpg) succeeded, want an error naming the extension")
+	}
+}
+
+// TestBandwidthUnits labels the y axis in the curves' own metric, never
+// Gbps for a queue's Mops or an NVLink copy's GB/s, and refuses curves of
+// different metrics on one axis.
+func TestBandwidthUnits(t *testing.T) {
+	pts := []results.CurvePoint{{Size: 8, Value: 2}, {Size: 16, Value: 3}}
+	for metric, want := range map[string]string{"gbps": "Gbps", "busbw": "busbw, GB/s", "dir_gbs": "GB/s", "mops": "Mops"} {
+		p, err := plots.Bandwidth([]results.Curve{{RunID: 1, Label: "a", Metric: metric, Points: pts}}, "t", "")
+		if err != nil {
+			t.Errorf("Bandwidth(%s) = %v", metric, err)
+			continue
+		}
+		if l := p.Y.Label.Text; !strings.Contains(l, want) || (metric != "gbps" && strings.Contains(l, "Gbps")) {
+			t.Errorf("Bandwidth(%s): y label %q, want it in %s", metric, l, want)
+		}
+	}
+	mixed := []results.Curve{{RunID: 1, Label: "queue", Metric: "mops", Points: pts}, {RunID: 2, Label: "ipc", Metric: "dir_gbs", Points: pts}}
+	if _, err := plots.Bandwidth(mixed, "t", ""); err == nil {
+		t.Error("Bandwidth(mops with dir_gbs) succeeded, want an error: one axis has one unit")
 	}
 }

@@ -1,12 +1,15 @@
 package results_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"efaxx/results"
+	"efaxx/results/record"
 )
 
 // near reports whether a and b agree to 1e-9, relative.
@@ -101,22 +104,22 @@ func TestCurves(t *testing.T) {
 		name: "params differ",
 		ids:  []int64{shm, tcp},
 		want: []results.Curve{
-			{RunID: shm, Label: "write provider=shm", Points: writeShm},
-			{RunID: tcp, Label: "write provider=tcp", Points: writeShm},
+			{RunID: shm, Label: "write provider=shm", Metric: "gbps", Points: writeShm},
+			{RunID: tcp, Label: "write provider=tcp", Metric: "gbps", Points: writeShm},
 		},
 	}, {
 		name: "benchmarks differ",
 		ids:  []int64{pingpong, shm},
 		want: []results.Curve{
-			{RunID: pingpong, Label: "sendrecv", Points: sendrecv},
-			{RunID: shm, Label: "write", Points: writeShm},
+			{RunID: pingpong, Label: "sendrecv", Metric: "gbps", Points: sendrecv},
+			{RunID: shm, Label: "write", Metric: "gbps", Points: writeShm},
 		},
 	}, {
 		name: "identical points",
 		ids:  []int64{pingpong, again},
 		want: []results.Curve{
-			{RunID: pingpong, Label: "sendrecv (run 3)", Points: sendrecv},
-			{RunID: again, Label: "sendrecv (run 4)", Points: sendrecv},
+			{RunID: pingpong, Label: "sendrecv (run 3)", Metric: "gbps", Points: sendrecv},
+			{RunID: again, Label: "sendrecv (run 4)", Metric: "gbps", Points: sendrecv},
 		},
 	}}
 	for _, tt := range tests {
@@ -139,7 +142,7 @@ func nearCurves(got, want []results.Curve) bool {
 	}
 	for i, g := range got {
 		w := want[i]
-		if g.RunID != w.RunID || g.Label != w.Label || len(g.Points) != len(w.Points) {
+		if g.RunID != w.RunID || g.Variant != w.Variant || g.Label != w.Label || g.Metric != w.Metric || len(g.Points) != len(w.Points) {
 			return false
 		}
 		for j, p := range g.Points {
@@ -180,5 +183,71 @@ func TestSizeStats_NoSamples(t *testing.T) {
 	curves, err := db.Curves(t.Context(), []int64{id})
 	if err != nil || !reflect.DeepEqual(curves, []results.Curve{{RunID: id, Label: "sendrecv", Metric: "gbps", Points: []results.CurvePoint{}}}) {
 		t.Errorf("Curves of a run without samples = %+v, %v; want one empty curve", curves, err)
+	}
+}
+
+// TestCurves_Variants draws each variant of a run as its own curve, in the
+// benchmark's own metric: a queue's ring beside its floor in Mops, an ipc
+// copy kernel beside the copy engines in GB/s. One curve through both
+// variants would zig-zag between them at every size.
+func TestCurves_Variants(t *testing.T) {
+	db := MustOpenDB(t)
+	session := t.TempDir()
+	// withVariants returns r with each sample of a size repeated per
+	// variant, the variant's elapsed time multiplied by its factor.
+	withVariants := func(r *testRun, variants []string, factor []uint64) *testRun {
+		for rank, lines := range r.lines {
+			var out []string
+			for _, line := range lines {
+				var s record.Sample
+				if json.Unmarshal([]byte(line), &s) != nil || s.Type != record.TypeSample {
+					out = append(out, line)
+					continue
+				}
+				for i, v := range variants {
+					s := s
+					s.Variant, s.ElapsedNs = v, s.ElapsedNs*factor[i]
+					out = append(out, mustJSON(s))
+				}
+			}
+			r.lines[rank] = out
+		}
+		return r
+	}
+	queue := withVariants(newTestRun("uid-q", "queue", 1, 8, 16), []string{"floor", "ring"}, []uint64{1, 4})
+	queue.manifest.Params["mode"] = "nbi"
+	q := mustIngest(t, db, queue.write(t, session, "000-q")).Runs[0].ID
+	ipc := withVariants(newTestRun("uid-i", "ipc", 2, 1024), []string{"528x512", "memcpy"}, []uint64{2, 1})
+	i := mustIngest(t, db, ipc.write(t, session, "001-i")).Runs[0].ID
+	w := mustIngest(t, db, newTestRun("uid-w", "write", 2, 1024).write(t, session, "002-w")).Runs[0].ID
+
+	got, err := db.Curves(t.Context(), []int64{q})
+	// 100 commands in 1 ms (floor) and 4 ms (ring): 0.1 and 0.025 Mops;
+	// the reference, floor, comes last.
+	want := []results.Curve{
+		{RunID: q, Variant: "ring", Label: "queue variant=ring", Metric: "mops",
+			Points: []results.CurvePoint{{Size: 8, Value: 0.025}, {Size: 16, Value: 0.025}}},
+		{RunID: q, Variant: "floor", Label: "queue variant=floor", Metric: "mops",
+			Points: []results.CurvePoint{{Size: 8, Value: 0.1}, {Size: 16, Value: 0.1}}},
+	}
+	if err != nil || !nearCurves(got, want) {
+		t.Errorf("Curves(queue) = %+v, %v; want %+v", got, err, want)
+	}
+	// 1024 bytes copied 100 times by the busier rank in 2 or 4 ms (kernel)
+	// and 1 or 2 ms (memcpy): medians 0.0384 and 0.0768 GB/s.
+	got, err = db.Curves(t.Context(), []int64{i})
+	want = []results.Curve{
+		{RunID: i, Variant: "528x512", Label: "ipc variant=528x512", Metric: "dir_gbs",
+			Points: []results.CurvePoint{{Size: 1024, Value: 0.0384}}},
+		{RunID: i, Variant: "memcpy", Label: "ipc variant=memcpy", Metric: "dir_gbs",
+			Points: []results.CurvePoint{{Size: 1024, Value: 0.0768}}},
+	}
+	if err != nil || !nearCurves(got, want) {
+		t.Errorf("Curves(ipc) = %+v, %v; want %+v", got, err, want)
+	}
+	for _, ids := range [][]int64{{i, w}, {q, w}, {q, i}} {
+		if _, err := db.Curves(t.Context(), ids); err == nil || !strings.Contains(err.Error(), "one plot has one unit") {
+			t.Errorf("Curves(%v) = %v; want an error: their units differ", ids, err)
+		}
 	}
 }

@@ -19,16 +19,21 @@ import (
 func newPlotCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plot",
-		Usage:     "draw one figure spec, or bandwidth against message size for stored runs",
+		Usage:     "draw one figure spec, or stored runs' numbers against message size",
 		ArgsUsage: "[SPEC.toml]",
 		Description: `With a figure spec (plots/figures/*.toml), draws that figure as "efaxx figures"
 does: a PNG at the spec's out path (or --out) and an SVG beside it.
 
-With --run or --sweep, draws one line per run: the median bandwidth across
-ranks (Gbps, counting the bytes each rank sent and received) against message
-size on a log2 axis; for nccl-tests' collectives, the busbw it printed, in
-GB/s (they are not drawn with other runs). Choose runs by id, or take every
-run of a sweep's latest session.
+With --run or --sweep, draws one line per run and variant: the median
+across ranks of the benchmark's own metric, as "efaxx show" prints it, against
+message size on a log2 axis. That is Gbps for a network (the bytes each rank
+sent and received), GB/s for an NVLink copy (ipc), Mops for the queue, and
+the busbw nccl-tests printed, in GB/s, for its collectives. A run that
+measures each size several ways (the queue's ring and its floor, an ipc copy
+kernel and the copy engines) has a line per variant, its legend naming it
+(variant=floor), the reference last. Runs in different units are refused,
+not drawn on one axis. Choose runs by id, or take every run of a sweep's
+latest session.
 
 Example:
    efaxx plot --data plots/data plots/figures/ipc.toml
