@@ -22,7 +22,9 @@ func newPlotCommand() *cli.Command {
 		Usage:     "draw one figure spec, or stored runs' numbers against message size",
 		ArgsUsage: "[SPEC.toml]",
 		Description: `With a figure spec (plots/figures/*.toml), draws that figure as "efaxx figures"
-does: a PNG at the spec's out path (or --out) and an SVG beside it.
+does: a PNG at the spec's out path, or at --out, or under its file name in
+--out-dir (not both), and an SVG beside it; --data draws it from run
+directories instead of --db.
 
 With --run or --sweep, draws one line per run and variant: the median
 across ranks of the benchmark's own metric, as "efaxx show" prints it, against
@@ -33,7 +35,8 @@ measures each size several ways (the queue's ring and its floor, an ipc copy
 kernel and the copy engines) has a line per variant, its legend naming it
 (variant=floor), the reference last. Runs in different units are refused,
 not drawn on one axis. Choose runs by id, or take every run of a sweep's
-latest session.
+latest session. This form draws from --db into --out, titled --title; it
+refuses --data and --out-dir, which are a spec's.
 
 Example:
    efaxx plot --data plots/data plots/figures/ipc.toml
@@ -41,15 +44,18 @@ Example:
    efaxx plot --sweep demo --out out/demo.svg
 
 ` + exitStatus(""),
-		Flags: append(figureFlags(),
+		Flags: append(specOnly(figureFlags()),
 			&cli.Int64SliceFlag{Name: "run", Usage: "a run id to draw (repeat for several)"},
 			&cli.StringFlag{Name: "sweep", Usage: "draw every run of this sweep's latest session"},
-			&cli.StringFlag{Name: "out", Value: "out/bandwidth.png", Usage: "output file, .png or .svg (with a spec: .png)"},
-			&cli.StringFlag{Name: "title", Usage: "figure title (default: the sweep's name)"},
+			&cli.StringFlag{Name: "out", Value: "out/bandwidth.png", Usage: "output file, .png or .svg (with a spec: .png, not with --out-dir)"},
+			&cli.StringFlag{Name: "title", Usage: "figure title (default: the sweep's name; not with a spec)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return plotSpec(c)
+			}
+			if err := checkRunsForm(c); err != nil {
+				return err
 			}
 			return runPlot(c.Context, c.App.Writer, plotOptions{db: c.String("db"), runs: c.Int64Slice("run"),
 				sweep: c.String("sweep"), out: c.String("out"), title: c.String("title")})
@@ -63,6 +69,10 @@ func plotSpec(c *cli.Context) error {
 		return &usageError{msg: "plot takes one figure spec, or --run/--sweep without one",
 			hint: "efaxx plot plots/figures/ipc.toml"}
 	}
+	if c.IsSet("out") && c.IsSet("out-dir") {
+		return &usageError{msg: "plot SPEC takes --out or --out-dir, not both: --out is the figure's path, --out-dir the folder it goes to under the spec's file name",
+			hint: "efaxx plot --out out/ipc.png plots/figures/ipc.toml"}
+	}
 	spec, err := plots.LoadSpec(c.Args().First())
 	if err != nil {
 		return err
@@ -75,6 +85,38 @@ func plotSpec(c *cli.Context) error {
 	}
 	return runFigures(c.Context, c.App.Writer, c.App.ErrWriter, figuresOptions{db: c.String("db"),
 		data: c.String("data"), outDir: c.String("out-dir")}, []*plots.Spec{spec})
+}
+
+// specOnly returns plot's copies of the flags of figures, their help
+// saying that only plot SPEC takes them.
+func specOnly(flags []cli.Flag) []cli.Flag {
+	out := make([]cli.Flag, len(flags))
+	for i, f := range flags {
+		sf := *f.(*cli.StringFlag)
+		sf.Usage += " (with a spec only)"
+		out[i] = &sf
+	}
+	return out
+}
+
+// checkRunsForm refuses the flags of plot SPEC (figureFlags) in plot
+// --run/--sweep, which draws from --db into --out and would ignore them.
+func checkRunsForm(c *cli.Context) error {
+	var set []string
+	for _, f := range figureFlags() {
+		if name := f.Names()[0]; c.IsSet(name) {
+			set = append(set, "--"+name)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if !c.IsSet("run") && !c.IsSet("sweep") {
+		return &usageError{msg: fmt.Sprintf("%s: only with a figure spec", strings.Join(set, ", ")),
+			hint: "efaxx plot --data plots/data plots/figures/ipc.toml"}
+	}
+	return &usageError{msg: fmt.Sprintf("plot --run/--sweep takes --out and --title, not %s (flags of plot SPEC, which draws a figure spec)",
+		strings.Join(set, ", ")), hint: "efaxx plot --sweep demo --out out/demo.svg"}
 }
 
 type plotOptions struct {

@@ -53,3 +53,43 @@ func TestPlotVariants(t *testing.T) {
 		t.Errorf("mixed.svg: %v, want no figure", err)
 	}
 }
+
+// TestPlotFigureFlags: --data and --out-dir are flags of plot SPEC; plot
+// --run/--sweep refuses them rather than draw from --db into --out while
+// ignoring them, and plot SPEC takes --out or --out-dir, not both.
+func TestPlotFigureFlags(t *testing.T) {
+	data, specs, _ := figureFixture(t)
+	db := filepath.Join(t.TempDir(), "s.db")
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", data); code != 0 {
+		t.Fatalf("ingest = %d\n%s%s", code, stdout, stderr)
+	}
+	dir := t.TempDir()
+	out, outDir := filepath.Join(dir, "p.svg"), filepath.Join(dir, "od")
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--run", "1", "--out", out, "--out-dir", outDir, "--data", "/nonexist"},
+			"efaxx: plot --run/--sweep takes --out and --title, not --data, --out-dir"},
+		{[]string{"--sweep", "a", "--out", out, "--data", data}, "efaxx: plot --run/--sweep takes --out and --title, not --data"},
+		{[]string{"--run", "1", "--out", out, "--out-dir", outDir}, "efaxx: plot --run/--sweep takes --out and --title, not --out-dir"},
+		{[]string{"--data", data, "--out", out}, "efaxx: --data: only with a figure spec"},
+		{[]string{"--out", filepath.Join(dir, "a.png"), "--out-dir", outDir, filepath.Join(specs, "ok.toml")},
+			"efaxx: plot SPEC takes --out or --out-dir, not both"},
+	} {
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "plot"}, tt.args...)...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, tt.msg) || !strings.Contains(stderr, "usage: efaxx plot") {
+			t.Errorf("efaxx plot %v = %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, stdout, stderr, tt.msg)
+		}
+	}
+	for _, f := range []string{out, outDir, filepath.Join(dir, "a.png")} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s: %v, want nothing written for a wrong command line", f, err)
+		}
+	}
+	// --data and --out-dir still work with a spec, and --out alone.
+	if code, stdout, stderr := efaxx(t, "--db", db, "plot", "--data", data, "--out-dir", outDir, filepath.Join(specs, "ok.toml")); code != 0 ||
+		!strings.Contains(stdout, "wrote "+filepath.Join(outDir, "ok.png")) {
+		t.Errorf("efaxx plot --data --out-dir SPEC = %d\n%s%s", code, stdout, stderr)
+	}
+}
