@@ -730,6 +730,17 @@ func TestCompletion(t *testing.T) {
 		{"efaxx import ", "baseline nccl-tests"},
 		{"efaxx import nccl-tests --c", "--collective"},
 		{"efaxx plan ../../sweeps/local/re", "../../sweeps/local/repeat.toml"},
+		// A flag's value, before the command too: a path, a directory, or
+		// one of the values the command takes.
+		{"efaxx --db ../../sweeps/de", "../../sweeps/demo.toml"},
+		{"efaxx --workdir ../../sweeps/", "../../sweeps/gpu ../../sweeps/local ../../sweeps/p5 ../../sweeps/testbed"},
+		{"efaxx --db x.db --workdir ../../sweeps/", "../../sweeps/gpu ../../sweeps/local ../../sweeps/p5 ../../sweeps/testbed"},
+		{"efaxx runs --workdir ../../sweeps/", "../../sweeps/gpu ../../sweeps/local ../../sweeps/p5 ../../sweeps/testbed"},
+		{"efaxx --db x.db ", "cancel check compare completion doctor figures import ingest plan plot " +
+			"prune query run runs show status submit sync tag validate"},
+		{"efaxx runs --format ", "csv json table"},
+		{"efaxx prune --format ", "json table"},
+		{"efaxx query --format ", "csv json ndjson table"},
 	}
 	bash := `source "$1"; shift; COMP_WORDS=($1); [[ $1 == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _efaxx; printf '%s\n' "${COMPREPLY[@]}"`
 	fish := `source $argv[1]; complete -C $argv[2] | string replace -r '\t.*' ''; true`
@@ -738,6 +749,9 @@ func TestCompletion(t *testing.T) {
 			"fish": {"fish", "-c", fish, scripts["fish"], c.line}} {
 			out, err := exec.Command(run[0], run[1:]...).Output()
 			got := strings.Fields(string(out))
+			for i := range got {
+				got[i] = strings.TrimSuffix(got[i], "/") // fish ends a directory with /, bash does not
+			}
 			slices.Sort(got)
 			if err != nil || strings.Join(got, " ") != c.want {
 				t.Errorf("%s completes %q as %q (%v), want %q", shell, c.line, got, err, c.want)

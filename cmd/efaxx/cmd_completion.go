@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,8 +20,11 @@ func newCompletionCommand() *cli.Command {
 		Usage:     "print or install shell completion for bash, zsh or fish",
 		ArgsUsage: "bash|zsh|fish",
 		Description: `Prints the completion script of the shell: commands, their flags, the values
-of flags that take a few (--format, --status, --metric, --retry, --sort), sweep
-files where a command takes one, directories for ingest. With --install,
+of flags that take a few (--format, as the command takes it, --status,
+--metric, --retry, --sort), directories for the flags that take one
+(--workdir, --data, --out-dir, --specs, --dir), files for the other flags
+that take a value, sweep files where a command takes one, directories for
+ingest. With --install,
 writes it where the shell looks for it instead, and says where:
    bash  ${XDG_DATA_HOME:-~/.local/share}/bash-completion/completions/efaxx
    zsh   ${XDG_DATA_HOME:-~/.local/share}/zsh/site-functions/_efaxx (on fpath before compinit)
@@ -109,11 +113,18 @@ func argKind(name string) string {
 	return ""
 }
 
-// flagValues are the values of the flags that take a few.
-func flagValues(name string) []string {
+// flagValues are the values of the flags that take a few, as command cmd
+// takes them ("" for the app's own flags).
+func flagValues(cmd, name string) []string {
 	switch name {
 	case "format":
-		return []string{"table", "csv", "json", "ndjson"}
+		switch cmd {
+		case "query":
+			return queryFormats
+		case "prune":
+			return pruneFormats
+		}
+		return tableFormats
 	case "status":
 		return results.Statuses
 	case "metric":
@@ -128,6 +139,11 @@ func flagValues(name string) []string {
 		return results.RunSortFields()
 	}
 	return nil
+}
+
+// dirFlag reports whether a flag's value is a directory.
+func dirFlag(name string) bool {
+	return slices.Contains([]string{"workdir", "data", "out-dir", "specs", "dir"}, name)
 }
 
 // completeCmd is one command as completion sees it.
@@ -162,20 +178,49 @@ func completionScript(shell string, app *cli.App) string {
 }
 
 // flagWords returns --name for each flag and its aliases, and the names of
-// those that take a value.
-func flagWords(flags []cli.Flag) (words, valued []string) {
+// those that take a value: a directory (dirs), a few values (flagValues of
+// command cmd), or any other (valued, completed as a file).
+func flagWords(cmd string, flags []cli.Flag) (words, valued, dirs []string, values map[string][]string) {
+	values = map[string][]string{}
 	for _, f := range flags {
 		for _, n := range f.Names() {
 			if len(n) == 1 || n == "help" {
 				continue // -h and -v, and --help, added once below
 			}
 			words = append(words, "--"+n)
-			if takesValue(f) {
+			if !takesValue(f) {
+				continue
+			}
+			switch vals := flagValues(cmd, n); {
+			case vals != nil:
+				values["--"+n] = vals
+			case dirFlag(n):
+				dirs = append(dirs, "--"+n)
+			default:
 				valued = append(valued, "--"+n)
 			}
 		}
 	}
-	return append(words, "--help"), valued
+	return append(words, "--help"), valued, dirs, values
+}
+
+// valuedWords returns --name for the names of the flags that take a value.
+func valuedWords(flags []cli.Flag) []string {
+	_, valued, dirs, values := flagWords("", flags)
+	return append(append(valued, dirs...), slices.Sorted(maps.Keys(values))...)
+}
+
+// bashValues writes the case of a command's flags that take a few values:
+// after one, those values, and nothing else.
+func bashValues(b *strings.Builder, indent string, values map[string][]string) {
+	if len(values) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%scase $prev in\n", indent)
+	for _, f := range slices.Sorted(maps.Keys(values)) {
+		fmt.Fprintf(b, "%s    %s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", indent, f, strings.Join(values[f], " "))
+	}
+	fmt.Fprintf(b, "%sesac\n", indent)
 }
 
 func dashes(name string) string {
@@ -187,7 +232,7 @@ func dashes(name string) string {
 
 func bashCompletion(app *cli.App, cmds []completeCmd) string {
 	var b strings.Builder
-	global, globalValued := flagWords(app.Flags)
+	global, globalValued, globalDirs, globalValues := flagWords("", app.Flags)
 	globalOnly := slices.DeleteFunc(slices.Clone(global), func(w string) bool { return w == "--help" || w == "--version" })
 	var names []string
 	for _, c := range cmds {
@@ -204,10 +249,18 @@ _efaxx() {
             *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; elif [[ -z $sub ]]; then sub=${COMP_WORDS[i]}; fi ;;
         esac
     done
-    local flags="" kind="" valued=" %s "
-    case $cmd in
-        "") COMPREPLY=($(compgen -W "%s %s" -- "$cur")); return ;;
-`, strings.Join(globalValued, "|"), strings.Join(globalValued, " "), strings.Join(names, " "), strings.Join(global, " "))
+    # flags: those of the command; valued: its flags whose value is a file;
+    # dirs: those whose value is a directory; kind: what its arguments are.
+    local flags="%s" valued=" %s " dirs=" %s " kind=words words="%s"
+`, strings.Join(valuedWords(app.Flags), "|"), strings.Join(global, " "), strings.Join(globalValued, " "), strings.Join(globalDirs, " "), strings.Join(names, " "))
+	bashValues(&b, "    ", globalValues)
+	b.WriteString("    case $cmd in\n")
+	setFlags := func(indent, name string, flags []cli.Flag) {
+		words, valued, dirs, values := flagWords(name, flags)
+		fmt.Fprintf(&b, "%sflags=\"%s\" valued+=\"%s \" dirs+=\"%s \" kind=%s\n", indent, strings.Join(append(words, globalOnly...), " "),
+			strings.Join(valued, " "), strings.Join(dirs, " "), argKind(name))
+		bashValues(&b, indent, values)
+	}
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "        %s)\n", c.name)
 		if len(c.subs) > 0 {
@@ -215,26 +268,25 @@ _efaxx() {
 			for _, s := range c.subs {
 				subs = append(subs, s.name)
 			}
-			fmt.Fprintf(&b, "            if [[ -z $sub ]]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return; fi\n", strings.Join(subs, " "))
 			fmt.Fprintf(&b, "            case $sub in\n")
+			fmt.Fprintf(&b, "                \"\")\n")
+			setFlags("                    ", c.name, c.flags)
+			fmt.Fprintf(&b, "                    kind=words words=\"%s\" ;;\n", strings.Join(subs, " "))
 			for _, s := range c.subs {
-				words, valued := flagWords(s.flags)
-				fmt.Fprintf(&b, "                %s) flags=\"%s\" valued+=\"%s \" kind=%s ;;\n", s.name,
-					strings.Join(append(words, globalOnly...), " "), strings.Join(valued, " "), argKind(s.name))
+				fmt.Fprintf(&b, "                %s)\n", s.name)
+				setFlags("                    ", s.name, s.flags)
+				b.WriteString("                    ;;\n")
 			}
 			fmt.Fprintf(&b, "            esac ;;\n")
 			continue
 		}
-		words, valued := flagWords(c.flags)
-		fmt.Fprintf(&b, "            flags=\"%s\" valued+=\"%s \" kind=%s ;;\n", strings.Join(append(words, globalOnly...), " "),
-			strings.Join(valued, " "), argKind(c.name))
-	}
-	b.WriteString("    esac\n    case $prev in\n")
-	for _, name := range []string{"format", "status", "metric", "retry", "sort"} {
-		fmt.Fprintf(&b, "        --%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", name,
-			strings.Join(flagValues(name), " "))
+		setFlags("            ", c.name, c.flags)
+		b.WriteString("            ;;\n")
 	}
 	b.WriteString(`    esac
+    if [[ $dirs == *" $prev "* ]]; then
+        COMPREPLY=($(compgen -d -- "$cur")); return
+    fi
     if [[ $valued == *" $prev "* ]]; then
         COMPREPLY=($(compgen -f -- "$cur")); return
     fi
@@ -242,6 +294,7 @@ _efaxx() {
         COMPREPLY=($(compgen -W "$flags" -- "$cur")); return
     fi
     case $kind in
+        words) COMPREPLY=($(compgen -W "$words" -- "$cur")) ;;
         sweep) COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.toml' -- "$cur")) ;;
         dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
         file) COMPREPLY=($(compgen -f -- "$cur")) ;;
@@ -253,8 +306,8 @@ complete -o filenames -F _efaxx efaxx
 	return b.String()
 }
 
-// zshSpec returns the _arguments specs of flags.
-func zshSpec(flags []cli.Flag) []string {
+// zshSpec returns the _arguments specs of the flags of command cmd.
+func zshSpec(cmd string, flags []cli.Flag) []string {
 	var specs []string
 	for _, f := range flags {
 		usage := ""
@@ -264,8 +317,10 @@ func zshSpec(flags []cli.Flag) []string {
 		for _, n := range f.Names() {
 			spec := dashes(n) + "[" + usage + "]"
 			if takesValue(f) {
-				if vals := flagValues(n); vals != nil {
+				if vals := flagValues(cmd, n); vals != nil {
 					spec += ":" + n + ":(" + strings.Join(vals, " ") + ")"
+				} else if dirFlag(n) {
+					spec += ":" + n + ":_files -/"
 				} else {
 					spec += ":" + n + ":_files"
 				}
@@ -299,9 +354,9 @@ func zshCompletion(app *cli.App, cmds []completeCmd) string {
 		fmt.Fprintf(&b, "        '%s:%s'\n", c.name, strings.ReplaceAll(strings.ReplaceAll(c.usage, "'", ""), ":", " -"))
 	}
 	b.WriteString("    )\n")
-	fmt.Fprintf(&b, "    _arguments -C %s '1:command:->command' '*::argument:->argument'\n", strings.Join(zshSpec(app.Flags), " "))
+	fmt.Fprintf(&b, "    _arguments -C %s '1:command:->command' '*::argument:->argument'\n", strings.Join(zshSpec("", app.Flags), " "))
 	b.WriteString("    case $state in\n        command) _describe command commands ;;\n        argument)\n            case ${line[1]} in\n")
-	global := zshSpec(app.Flags)
+	global := zshSpec("", app.Flags)
 	for _, c := range cmds {
 		if len(c.subs) > 0 {
 			var subs []string
@@ -313,12 +368,12 @@ func zshCompletion(app *cli.App, cmds []completeCmd) string {
 			b.WriteString("                    case ${line[2]} in\n")
 			for _, s := range c.subs {
 				fmt.Fprintf(&b, "                        %s) _arguments %s %s ;;\n", s.name,
-					strings.Join(append(zshSpec(s.flags), global...), " "), zshArgs(s.name))
+					strings.Join(append(zshSpec(s.name, s.flags), global...), " "), zshArgs(s.name))
 			}
 			b.WriteString("                    esac ;;\n")
 			continue
 		}
-		fmt.Fprintf(&b, "                %s) _arguments %s %s ;;\n", c.name, strings.Join(append(zshSpec(c.flags), global...), " "),
+		fmt.Fprintf(&b, "                %s) _arguments %s %s ;;\n", c.name, strings.Join(append(zshSpec(c.name, c.flags), global...), " "),
 			zshArgs(c.name))
 	}
 	b.WriteString("            esac ;;\n    esac\n}\n_efaxx \"$@\"\n")
@@ -328,7 +383,7 @@ func zshCompletion(app *cli.App, cmds []completeCmd) string {
 func fishCompletion(app *cli.App, cmds []completeCmd) string {
 	var b strings.Builder
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
-	_, globalValued := flagWords(app.Flags)
+	globalValued := valuedWords(app.Flags)
 	fmt.Fprintf(&b, `# efaxx completion for fish (efaxx completion --install fish writes it where fish finds it)
 # __efaxx_words prints the words of the command line that are not flags,
 # the values of the global flags (%s) left out: the command first.
@@ -364,7 +419,7 @@ function __efaxx_in
 end
 complete -c efaxx -f
 `, strings.Join(globalValued, ", "), strings.Join(globalValued, " "))
-	flagLines := func(cond string, flags []cli.Flag) {
+	flagLines := func(cond, cmd string, flags []cli.Flag) {
 		for _, f := range flags {
 			usage := ""
 			if d, ok := f.(cli.DocGenerationFlag); ok {
@@ -377,8 +432,10 @@ complete -c efaxx -f
 				}
 				line := fmt.Sprintf("complete -c efaxx -n %s %s -d %s", quote(cond), opt, quote(usage))
 				if takesValue(f) {
-					if vals := flagValues(n); vals != nil {
+					if vals := flagValues(cmd, n); vals != nil {
 						line += " -x -a " + quote(strings.Join(vals, " "))
+					} else if dirFlag(n) {
+						line += " -x -a '(__fish_complete_directories)'"
 					} else {
 						line += " -r -F"
 					}
@@ -387,16 +444,16 @@ complete -c efaxx -f
 			}
 		}
 	}
-	flagLines("true", app.Flags)
+	flagLines("true", "", app.Flags)
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "complete -c efaxx -n __efaxx_at -a %s -d %s\n", c.name, quote(c.usage))
 		cond := "__efaxx_in " + c.name
 		for _, s := range c.subs {
 			fmt.Fprintf(&b, "complete -c efaxx -n %s -a %s -d %s\n", quote("__efaxx_at "+c.name), s.name, quote(s.usage))
-			flagLines(cond+" "+s.name, s.flags)
+			flagLines(cond+" "+s.name, s.name, s.flags)
 			fishArgs(&b, quote(cond+" "+s.name), s.name)
 		}
-		flagLines(cond, c.flags)
+		flagLines(cond, c.name, c.flags)
 		if len(c.subs) == 0 {
 			fishArgs(&b, quote(cond), c.name)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ type dirLeft struct {
 
 func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 	// What prune says is no table, so it has no csv.
-	if o.format != "table" && o.format != "json" {
+	if !slices.Contains(pruneFormats, o.format) {
 		return &usageError{msg: fmt.Sprintf("--format %q: prune writes table or json", o.format), hint: "--format json"}
 	}
 	db, err := openStore(ctx, o.db)

@@ -124,10 +124,8 @@ var rawHeader = []string{"RUN", "BENCHMARK", "SIZE", "RANK", "PEER", "VARIANT", 
 
 // runQueryRaw streams every sample of the selected runs.
 func runQueryRaw(ctx context.Context, w io.Writer, dbPath, format string, q results.Query) error {
-	if format != "ndjson" {
-		if err := checkFormat(format); err != nil {
-			return &usageError{msg: fmt.Sprintf("--format %q: want table, csv, json or ndjson", format)}
-		}
+	if !slices.Contains(queryFormats, format) {
+		return &usageError{msg: fmt.Sprintf("--format %q: want table, csv, json or ndjson", format)}
 	}
 	db, err := openStore(ctx, dbPath)
 	if err != nil {

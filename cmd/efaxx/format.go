@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode"
@@ -51,10 +52,18 @@ func writeTable(w io.Writer, format string, t *table) error {
 	return &usageError{msg: fmt.Sprintf("--format %q: want table, csv or json", format)}
 }
 
+// The --format values each command takes: tableFormats those of
+// formatFlag (checkFormat); query --raw also ndjson (queryFormats); prune
+// no csv (pruneFormats). Completion offers the same.
+var (
+	tableFormats = []string{"table", "csv", "json"}
+	queryFormats = []string{"table", "csv", "json", "ndjson"}
+	pruneFormats = []string{"table", "json"}
+)
+
 // checkFormat rejects a bad --format before any work is done.
 func checkFormat(format string) error {
-	switch format {
-	case "table", "csv", "json":
+	if slices.Contains(tableFormats, format) {
 		return nil
 	}
 	return &usageError{msg: fmt.Sprintf("--format %q: want table, csv or json", format)}
