@@ -1,7 +1,9 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,6 +119,14 @@ func LoadSpec(path string) (*Spec, error) {
 // LoadSpecs reads every *.toml in dir, in name order. It reads them all and
 // returns the first error met, with the specs read before it.
 func LoadSpecs(dir string) ([]*Spec, error) {
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("figure specs: directory %q does not exist", dir)
+	case err != nil:
+		return nil, fmt.Errorf("figure specs: %w", err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("figure specs: %q is not a directory", dir)
+	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*.toml"))
 	if err != nil {
 		return nil, fmt.Errorf("figure specs in %q: %w", dir, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,17 @@ func readAll(t *testing.T, paths ...string) []byte {
 		all = append(all, b...)
 	}
 	return all
+}
+
+// TestFiguresSpecsMissing: --specs naming no directory says so, rather
+// than that the directory holds no *.toml files.
+func TestFiguresSpecsMissing(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "f.toml"), "")
+	for path, want := range map[string]string{filepath.Join(dir, "nope"): "does not exist", file: "is not a directory"} {
+		code, _, stderr := efaxx(t, "figures", "--specs", path)
+		if code != 3 || !strings.Contains(stderr, fmt.Sprintf("%q %s", path, want)) || strings.Contains(stderr, "no *.toml files") {
+			t.Errorf("efaxx figures --specs %s = %d (%s), want 3 saying it %s", path, code, stderr, want)
+		}
+	}
 }
