@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -195,10 +196,25 @@ func checkFabric(ctx context.Context, r slurm.Commander) []Finding {
 	return append(checks, Finding{"nics", CheckOK, "tcp domains on this machine (params nics): " + strings.Join(nics, ", ")})
 }
 
+// runnerVersionLine is what efaxx-runner --version prints, and nothing
+// else: "efaxx-runner VERSION (COMMIT)".
+var runnerVersionLine = regexp.MustCompile(`^efaxx-runner \S+ \(\S+\)$`)
+
+// checkRunner runs runner --version, and checks that it answers as
+// efaxx-runner does: another program may well take --version too.
 func checkRunner(ctx context.Context, r slurm.Commander, runner string) Finding {
 	out, err := r.Run(ctx, runner, "--version")
 	if err != nil {
 		return Finding{"runner", CheckFail, err.Error()}
 	}
-	return Finding{"runner", CheckOK, strings.TrimSpace(string(out)) + " at " + runner}
+	v := strings.TrimSpace(string(out))
+	if !runnerVersionLine.MatchString(v) {
+		first, _, _ := strings.Cut(v, "\n")
+		if len(first) > 80 {
+			first = first[:80] + "..."
+		}
+		return Finding{"runner", CheckFail, fmt.Sprintf("%s is not efaxx-runner: its --version printed %q, not \"efaxx-runner VERSION (COMMIT)\" "+
+			"(make build builds it next to efaxx; --runner or EFAXX_RUNNER names another)", runner, first)}
+	}
+	return Finding{"runner", CheckOK, v + " at " + runner}
 }

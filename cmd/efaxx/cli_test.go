@@ -815,6 +815,26 @@ func TestDoctorWithoutSlurm(t *testing.T) {
 	}
 }
 
+// TestDoctorNotRunner: a --runner that answers --version, but not as
+// efaxx-runner does, fails the runner check, saying what it printed.
+func TestDoctorNotRunner(t *testing.T) {
+	bin := filepath.Dir(withoutSlurm(t))
+	echo, err := exec.LookPath("/bin/echo")
+	if err != nil {
+		t.Skip(err)
+	}
+	notRunner := writeFile(t, filepath.Join(bin, "other"), "#!/bin/sh\necho 'efaxx-runner'\n")
+	if err := os.Chmod(notRunner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, runner := range []string{echo, notRunner} {
+		code, stdout, stderr := efaxx(t, "--workdir", t.TempDir(), "doctor", "--runner", runner)
+		if code != 1 || !strings.Contains(stdout, "FAIL  runner     "+runner+" is not efaxx-runner: its --version printed") {
+			t.Errorf("efaxx doctor --runner %s = %d, want 1 failing the runner check\n%s%s", runner, code, stdout, stderr)
+		}
+	}
+}
+
 // demoSlurmSweep writes a sweep with a [slurm] table.
 func demoSlurmSweep(t *testing.T) string {
 	return writeFile(t, filepath.Join(t.TempDir(), "s.toml"), "name = \"s\"\nbenchmark = \"write\"\n[slurm]\npartition = \"gpu\"\n")
