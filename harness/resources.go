@@ -335,7 +335,9 @@ func (d *decoder) decodeMounts(e tomldoc.Entry) {
 
 // checkMount checks one SRC:DST[:FLAGS] mount. pyxis splits a mount at
 // its colons and enroot writes it into an fstab line, where whitespace
-// separates fields: a path can hold neither.
+// separates fields: a path can hold neither. pyxis hands the mounts to
+// enroot as echo "SRC DST FLAGS" lines of a script that enroot sources, so
+// a path can hold none of slurm.PyxisShellChars either ($, `, ", \).
 func checkMount(item any) (string, error) {
 	s, ok := item.(string)
 	if !ok {
@@ -351,6 +353,12 @@ func checkMount(item any) (string, error) {
 		return "", lineerr.Mark(ErrValue, "mount %q: holds whitespace, which enroot's mount table cannot carry in a path", s)
 	}
 	parts := strings.Split(s, ":")
+	for i, part := range parts[:min(len(parts), 2)] {
+		if j := strings.IndexAny(part, slurm.PyxisShellChars); j >= 0 {
+			return "", lineerr.Mark(ErrValue, "mount %q: %s holds %q, which pyxis and enroot read through a shell "+
+				"(pyxis writes each mount into a script that enroot sources)", s, []string{"SRC", "DST"}[i], part[j:j+1])
+		}
+	}
 	switch {
 	case len(parts) < 2:
 		return "", lineerr.Mark(ErrValue, "mount %q: want SRC:DST or SRC:DST:FLAGS", s)
@@ -365,7 +373,7 @@ func checkMount(item any) (string, error) {
 }
 
 // decodeWorkdir reads [container] workdir: an absolute path that pyxis can
-// hand to enroot, so without whitespace or ':'.
+// hand to enroot (see CheckContainerPath).
 func (d *decoder) decodeWorkdir(e tomldoc.Entry) {
 	var s string
 	d.readPath(e, &s)
@@ -377,11 +385,17 @@ func (d *decoder) decodeWorkdir(e tomldoc.Entry) {
 }
 
 // CheckContainerPath refuses a path that pyxis and enroot cannot carry
-// into a container: one with whitespace or ':'. The session directory is
-// mounted into every container at its own path, so it is checked too.
+// into a container: one with whitespace or ':', or with a character that
+// the shell through which they read mounts would act on ($, `, ", \; see
+// checkMount). The session directory is mounted into every container at
+// its own path, so it is checked too; a workdir is held to the same.
 func CheckContainerPath(what, path string) error {
 	if i := strings.IndexFunc(path, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }); i >= 0 {
 		return lineerr.Mark(ErrValue, "%s %q: holds %q, which pyxis and enroot cannot carry in a container path", what, path, path[i:i+1])
+	}
+	if i := strings.IndexAny(path, slurm.PyxisShellChars); i >= 0 {
+		return lineerr.Mark(ErrValue, "%s %q: holds %q, which pyxis and enroot cannot carry in a container path "+
+			"(they read mounts through a shell)", what, path, path[i:i+1])
 	}
 	return nil
 }

@@ -185,6 +185,18 @@ func TestParseResourceErrors(t *testing.T) {
 			`sweeps/x.toml:5: container.mounts: item 1: mount "/data:v2:/data": a path holds ':', which pyxis reads as the separator of SRC:DST:FLAGS`},
 		{"colon in mount with flags", head + "[container]\nimage = \"/i\"\nmounts = [\"/a:/b:c:ro\"]\n",
 			`sweeps/x.toml:5: container.mounts: item 1: mount "/a:/b:c:ro": a path holds ':', which pyxis reads as the separator of SRC:DST:FLAGS`},
+		// pyxis writes each mount into a bash function, echo "SRC DST FLAGS",
+		// which enroot sources: $, backticks, '"' and '\' act there.
+		{"command in mount", head + "[container]\nimage = \"/i\"\nmounts = [\"/tmp:/mnt/$(touch${IFS}/tmp/x)\"]\n",
+			`sweeps/x.toml:5: container.mounts: item 1: mount "/tmp:/mnt/$(touch${IFS}/tmp/x)": DST holds "$", which pyxis and enroot read through a shell (pyxis writes each mount into a script that enroot sources)`},
+		{"backtick in mount", head + "[container]\nimage = \"/i\"\nmounts = [\"/a`id`:/a\"]\n",
+			"sweeps/x.toml:5: container.mounts: item 1: mount \"/a`id`:/a\": SRC holds \"`\", which pyxis and enroot read through a shell (pyxis writes each mount into a script that enroot sources)"},
+		{"quote in mount", head + "[container]\nimage = \"/i\"\nmounts = ['/a\"b:/a']\n",
+			`sweeps/x.toml:5: container.mounts: item 1: mount "/a\"b:/a": SRC holds "\"", which pyxis and enroot read through a shell (pyxis writes each mount into a script that enroot sources)`},
+		{"backslash in mount", head + "[container]\nimage = \"/i\"\nmounts = ['/a:/a\\b:ro']\n",
+			`sweeps/x.toml:5: container.mounts: item 1: mount "/a:/a\\b:ro": DST holds "\\", which pyxis and enroot read through a shell (pyxis writes each mount into a script that enroot sources)`},
+		{"variable in workdir", head + "[container]\nimage = \"/i\"\nworkdir = \"/w/$HOME\"\n",
+			`sweeps/x.toml:5: container.workdir: workdir "/w/$HOME": holds "$", which pyxis and enroot cannot carry in a container path (they read mounts through a shell)`},
 		{"slurm variable", head + "[container]\nimage = \"/i\"\nenv = { SLURM_NTASKS = \"4\" }\n",
 			`sweeps/x.toml:5: container.env.SLURM_NTASKS: SLURM_NTASKS is efaxx's to set: srun sets SLURM_ variables for each rank; the runner reads its rank from them`},
 		{"efaxx variable", head + "[container]\nimage = \"/i\"\n[container.env]\nGREETING = \"hi\"\nEFAXX_IMAGE = \"/other.sqsh\"\n",
@@ -201,6 +213,27 @@ func TestParseResourceErrors(t *testing.T) {
 				t.Errorf("Parse(%q) error:\n%s\nwant:\n%s", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckContainerPath: efaxx's --workdir holds the session directory,
+// which every container mounts, so it is held to what a mount may hold.
+func TestCheckContainerPath(t *testing.T) {
+	for path, want := range map[string]string{
+		"/fsx/work":    "",
+		"/fsx/my work": `workdir "/fsx/my work": holds " ", which pyxis and enroot cannot carry in a container path`,
+		"/fsx/$(id)":   `workdir "/fsx/$(id)": holds "$", which pyxis and enroot cannot carry in a container path (they read mounts through a shell)`,
+		"/fsx/`id`":    "workdir \"/fsx/`id`\": holds \"`\", which pyxis and enroot cannot carry in a container path (they read mounts through a shell)",
+		`/fsx/a"b`:     `workdir "/fsx/a\"b": holds "\"", which pyxis and enroot cannot carry in a container path (they read mounts through a shell)`,
+		`/fsx/a\b`:     `workdir "/fsx/a\\b": holds "\\", which pyxis and enroot cannot carry in a container path (they read mounts through a shell)`,
+	} {
+		got := ""
+		if err := harness.CheckContainerPath("workdir", path); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("CheckContainerPath(%q) = %q, want %q", path, got, want)
+		}
 	}
 }
 

@@ -208,11 +208,32 @@ func (c *Container) validate() error {
 		if strings.Contains(m, ",") {
 			return fmt.Errorf("container mount %q: holds a comma, which separates mounts", m)
 		}
+		if err := checkPyxisShell("container mount", m); err != nil {
+			return err
+		}
+	}
+	if err := checkPyxisShell("container workdir", c.Workdir); err != nil {
+		return err
 	}
 	for _, e := range c.Env {
 		if err := e.validate(); err != nil {
 			return fmt.Errorf("container %w", err)
 		}
+	}
+	return nil
+}
+
+// PyxisShellChars are the characters a mount, or a path under one, may not
+// hold: pyxis writes each mount into a script as echo "SRC DST FLAGS",
+// escaping only whitespace and backslashes, and enroot sources that
+// script, so within the double quotes '$' and '`' would expand or run
+// commands, and '"' and '\\' would end or escape the word.
+const PyxisShellChars = "$`\"\\"
+
+// checkPyxisShell refuses a value holding one of PyxisShellChars.
+func checkPyxisShell(what, v string) error {
+	if i := strings.IndexAny(v, PyxisShellChars); i >= 0 {
+		return fmt.Errorf("%s %q: holds %q, which pyxis and enroot read through a shell", what, v, v[i:i+1])
 	}
 	return nil
 }

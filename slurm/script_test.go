@@ -73,7 +73,7 @@ func setupScript(t *testing.T, withContainer bool) (*scriptRun, *slurm.Job) {
 			Command: []string{"/opt/efaxx runner", "--label", hv}}
 		if withContainer {
 			s.Container = &slurm.Container{Image: "nvcr.io#nvidia/x:1 " + hv, Name: "efaxx_ab12",
-				Mounts: []string{"/data $(x):/data:ro", "/s:/s"}, Workdir: "/w `x`",
+				Mounts: []string{"/data ;x|y'&*:/data:ro", "/s:/s"}, Workdir: "/w 'x' > #y",
 				Env: []slurm.EnvVar{{Name: "INSIDE_ONLY", Value: hv}, {Name: "PATH", Value: "/opt/conda/bin"}}}
 		}
 		job.Steps = append(job.Steps, s)
@@ -131,7 +131,7 @@ func TestScriptPassesValuesVerbatim(t *testing.T) {
 	want := []string{"--job-name=p000", "--nodes=2", "--ntasks=2", "--mpi=pmix", "--kill-on-bad-exit=1",
 		"--output=" + r.steps[0] + "/step-%J.out",
 		"--container-image=nvcr.io#nvidia/x:1 " + hv, "--container-name=efaxx_ab12_42",
-		"--container-mounts=/data $(x):/data:ro,/s:/s", "--container-workdir=/w `x`",
+		"--container-mounts=/data ;x|y'&*:/data:ro,/s:/s", "--container-workdir=/w 'x' > #y",
 		"--no-container-mount-home", "/usr/bin/env", "INSIDE_ONLY=" + hv, "PATH=/opt/conda/bin",
 		"/opt/efaxx runner", "--label", hv}
 	if got := r.argv(t, 0); !equal(got, want) {
@@ -231,6 +231,13 @@ func TestValidateContainer(t *testing.T) {
 			`render job "j": step 0: container environment variable name "A-B": want letters, digits and '_', not starting with a digit`},
 		{"line break in a value", slurm.Container{Image: "/i.sqsh", Name: "e", Env: []slurm.EnvVar{{Name: "A", Value: "1\n2"}}}, "/r",
 			`render job "j": step 0: container environment variable A "1\n2": holds control character U+000A (a line break ends a script line)`},
+		// pyxis writes each mount into a script that enroot sources.
+		{"command in a mount", slurm.Container{Image: "/i.sqsh", Name: "e", Mounts: []string{"/tmp:/mnt/$(touch /tmp/x)"}}, "/r",
+			`render job "j": step 0: container mount "/tmp:/mnt/$(touch /tmp/x)": holds "$", which pyxis and enroot read through a shell`},
+		{"quote in a mount", slurm.Container{Image: "/i.sqsh", Name: "e", Mounts: []string{`/a"b:/a`}}, "/r",
+			`render job "j": step 0: container mount "/a\"b:/a": holds "\"", which pyxis and enroot read through a shell`},
+		{"backtick in the workdir", slurm.Container{Image: "/i.sqsh", Name: "e", Workdir: "/w`id`"}, "/r",
+			"render job \"j\": step 0: container workdir \"/w`id`\": holds \"`\", which pyxis and enroot read through a shell"},
 		{"program with '='", slurm.Container{Image: "/i.sqsh", Name: "e", Env: []slurm.EnvVar{{Name: "A", Value: "1"}}}, "/r=1",
 			`render job "j": step 0: command "/r=1": holds '=', which /usr/bin/env reads as a variable`},
 	}
