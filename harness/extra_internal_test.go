@@ -19,16 +19,23 @@ var extraValues = map[string]string{
 	"parsable": "", "test-only": "", "wait": "", "nodes": "7", "ntasks": "7",
 	"ntasks-per-node": "7", "cpus-per-task": "7", "gpus-per-node": "7", "partition": "other", "account": "other",
 	"qos": "other", "time": "77", "constraint": "other", "exclusive": "user",
+	"export": "ALL,EFAXX_X=1", "export-file": "/nonexistent/env", "get-user-env": "", "clusters": "other", "cluster": "other",
+}
+
+// refusedOptions are the options an extra may not set: those efaxx or a
+// key sets, and those unsafe for what they would do.
+func refusedOptions() []string {
+	return slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(setByEfaxx)), slices.Collect(maps.Keys(unsafeExtra))...)))
 }
 
 // TestExtraAsSbatchReadsIt: every prefix and alias of every option an
-// extra may not set, and a few it may, each checked by efaxx and then
+// extra may not set (setByEfaxx and unsafeExtra), and a few it may, each checked by efaxx and then
 // read by sbatch's own parser: an extra efaxx accepts leaves every option
 // of a script efaxx renders as efaxx set it, and one it refuses sets one
 // of them in a script of its own (or sbatch refuses it too).
 func TestExtraAsSbatchReadsIt(t *testing.T) {
-	if got, want := slices.Sorted(maps.Keys(extraValues)), slices.Sorted(maps.Keys(setByEfaxx)); !slices.Equal(got, want) {
-		t.Fatalf("extraValues has %v, setByEfaxx %v: give every refused option a value", got, want)
+	if got, want := slices.Sorted(maps.Keys(extraValues)), refusedOptions(); !slices.Equal(got, want) {
+		t.Fatalf("extraValues has %v, setByEfaxx and unsafeExtra %v: give every refused option a value", got, want)
 	}
 	dir := t.TempDir()
 	script := func(extra string) string {
@@ -99,7 +106,7 @@ func TestExtraAsSbatchReadsIt(t *testing.T) {
 // reads otherwise than base (nil: set at all).
 func changedOptions(base, got map[string]string) []string {
 	var out []string
-	for opt := range setByEfaxx {
+	for _, opt := range refusedOptions() {
 		if v, ok := got[opt]; ok && v != base[opt] {
 			out = append(out, opt+"="+v)
 		}

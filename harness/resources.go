@@ -224,6 +224,30 @@ var setByEfaxx = map[string]string{
 	"time": "[slurm] time", "constraint": "[slurm] constraint", "exclusive": "[slurm] exclusive",
 }
 
+// unsafeExtra are the sbatch options an extra may not set for what they
+// would do, each with why: those that set the job script's environment,
+// which holds no sweep value (sbatch starts the #!/bin/bash script in it,
+// so BASH_ENV, SHELLOPTS=xtrace with PS4, or PATH would run sweep text),
+// and those that send the job to another cluster, where efaxx's squeue,
+// sacct, scancel and scontrol, which pass no -M, would not find it.
+// sbatch has --cluster beside --clusters (-M), both setting the clusters.
+var unsafeExtra = map[string]string{
+	"export":      exportWhy,
+	"export-file": exportWhy,
+	"get-user-env": "replaces the job script's environment with the user's login environment, " +
+		"and the job script must run in the one efaxx submits it with",
+	"clusters": clustersWhy,
+	"cluster":  clustersWhy,
+}
+
+const (
+	exportWhy = "sets variables in the job script's environment, which holds no sweep value " +
+		"(BASH_ENV, SHELLOPTS with PS4, or PATH would run commands as the script's bash starts); " +
+		"set the ranks' variables in [container] env or [external] env"
+	clustersWhy = "submits to another cluster, and efaxx follows its jobs (squeue, sacct, scancel, scontrol) " +
+		"on the default cluster only"
+)
+
 func (d *decoder) decodeExtra(e tomldoc.Entry) {
 	list, ok := e.Value.([]any)
 	if !ok {
@@ -266,6 +290,9 @@ func checkExtra(item any) error {
 		return lineerr.Mark(ErrValue, "sbatch option %q: %suse %s", s, reads, key)
 	} else if set {
 		return lineerr.Mark(ErrValue, "sbatch option %q: %sefaxx sets --%s itself", s, reads, opt)
+	}
+	if why, unsafe := unsafeExtra[opt]; unsafe {
+		return lineerr.Mark(ErrValue, "sbatch option %q: %s--%s %s", s, reads, opt, why)
 	}
 	return nil
 }

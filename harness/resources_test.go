@@ -139,6 +139,24 @@ func TestParseResourceErrors(t *testing.T) {
 			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--ti=3": --ti is ambiguous: sbatch could read it as --time, --time-min: not an sbatch option`},
 		{"extra unknown", head + "[slurm]\nextra = [\"--wo=/tmp\"]\n",
 			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--wo=/tmp": --wo: not an sbatch option (Slurm 22.05's sbatch)`},
+		// The job script's environment holds no sweep value, and efaxx
+		// follows its jobs on the default cluster.
+		{"extra exports", head + "[slurm]\nextra = [\"--export=ALL,SHELLOPTS=xtrace,PS4=$(touch /tmp/x)\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--export=ALL,SHELLOPTS=xtrace,PS4=$(touch /tmp/x)": ` + exportWhy("--export")},
+		{"extra abbreviates export-file", head + "[slurm]\nextra = [\"--export-f=/tmp/env\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--export-f=/tmp/env": sbatch reads --export-f as --export-file, and ` + exportWhy("--export-file")},
+		{"extra gets user env", head + "[slurm]\nextra = [\"--get-user-env=10L\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--get-user-env=10L": --get-user-env replaces the job script's environment with the user's login environment, and the job script must run in the one efaxx submits it with`},
+		{"extra gets user env, bare", head + "[slurm]\nextra = [\"--get\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--get": sbatch reads --get as --get-user-env, and --get-user-env replaces the job script's environment with the user's login environment, and the job script must run in the one efaxx submits it with`},
+		{"extra clusters", head + "[slurm]\nextra = [\"--clusters=c2\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--clusters=c2": ` + clustersWhy("--clusters")},
+		{"extra cluster", head + "[slurm]\nextra = [\"--cluster=c2\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--cluster=c2": ` + clustersWhy("--cluster")},
+		{"extra -M", head + "[slurm]\nextra = [\"-M c2\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "-M c2": want --name or --name=value`},
+		{"extra --export value", head + "[slurm]\nextra = [\"--export ALL\"]\n",
+			`sweeps/x.toml:4: slurm.extra: item 1: sbatch option "--export ALL": want --name or --name=value`},
 		{"nodes zero", head + "[slurm]\nnodes = 0\n",
 			`sweeps/x.toml:4: slurm.nodes: 0 is out of range: want 1..65536`},
 		// CUDA IPC does not cross nodes.
@@ -214,6 +232,19 @@ func TestParseResourceErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exportWhy is why an extra may not set opt, an option that sets the job
+// script's environment.
+func exportWhy(opt string) string {
+	return opt + " sets variables in the job script's environment, which holds no sweep value " +
+		"(BASH_ENV, SHELLOPTS with PS4, or PATH would run commands as the script's bash starts); set the ranks' variables in [container] env or [external] env"
+}
+
+// clustersWhy is why an extra may not set opt, --clusters or --cluster.
+func clustersWhy(opt string) string {
+	return opt + " submits to another cluster, and efaxx follows its jobs (squeue, sacct, scancel, scontrol) " +
+		"on the default cluster only"
 }
 
 // TestCheckContainerPath: efaxx's --workdir holds the session directory,
