@@ -13,6 +13,7 @@ import (
 	"efaxx/lineerr"
 	"efaxx/results/external"
 	"efaxx/results/record"
+	"efaxx/slurm"
 	"efaxx/tomldoc"
 )
 
@@ -106,7 +107,12 @@ func (d *decoder) decodeProgram(e tomldoc.Entry) {
 		if s == "" {
 			return lineerr.Mark(ErrValue, "program is empty: name the program, a path or a name on PATH")
 		}
-		return checkNUL(s)
+		// The program names the runs' benchmark, which the job script's
+		// header lines show: no line break, nor another control character.
+		if err := slurm.CheckValue("program", s); err != nil {
+			return lineerr.Mark(ErrValue, "%v", err)
+		}
+		return nil
 	})
 	if s == "" {
 		return
@@ -327,6 +333,17 @@ func (x *External) checkName(name string, t template, asArg, inProgram, hasSizes
 	if v := x.varNamed(name); v != nil {
 		if v.isList() && !(asArg && t.whole() == name) {
 			return lineerr.Mark(ErrValue, "{%s} is a list var: only an argument of its own, \"{%s}\", can take it", name, name)
+		}
+		if inProgram {
+			// The program, with the var's values, names the runs'
+			// benchmark, which the job script's header lines show.
+			for _, val := range v.Values {
+				if s, ok := val.(string); ok {
+					if err := slurm.CheckValue("value", s); err != nil {
+						return lineerr.Mark(ErrValue, "{%s} in the program: %v", name, err)
+					}
+				}
+			}
 		}
 		return nil
 	}

@@ -165,6 +165,15 @@ func TestExternalSweepErrors(t *testing.T) {
 			"x.toml:6: external.vars.ranks: var \"ranks\": the name of a param or a built-in placeholder (ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output)"},
 		{"output a path", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\noutput = \"../x.json\"\n",
 			`x.toml:6: external.output: output "../x.json": want a file name in the run directory, such as "results.json", not a path or one of efaxx's files`},
+		// The program names the runs' benchmark, which a job script's
+		// header shows: a line break there would end the line, and the
+		// job would fail to render, not the sweep to validate.
+		{"line break in program", base + "[external]\nprogram = \"/opt/x/all_reduce_perf\\ntouch PWNED\"\nparser = \"nccl-tests\"\n",
+			`x.toml:4: external.program: program "/opt/x/all_reduce_perf\ntouch PWNED": holds control character U+000A (a line break ends a script line)`},
+		{"carriage return in program", base + "[external]\nprogram = \"osu_latency\\r\"\nparser = \"osu\"\n",
+			`x.toml:4: external.program: program "osu_latency\r": holds control character U+000D (a line break ends a script line)`},
+		{"line break from a var in program", base + "[external]\nprogram = \"/opt/{c}_perf\"\nparser = \"nccl-tests\"\nvars = { c = [\"all_reduce\", \"x\\ny\"] }\n",
+			`x.toml:4: external.program: {c} in the program: value "x\ny": holds control character U+000A (a line break ends a script line)`},
 		{"iterations", base + "[params]\niterations = 5\n[external]\nprogram = \"p\"\nparser = \"osu\"\n",
 			"x.toml:4: params.iterations: applies to benchmarks sendrecv, send, write, all2all, proxy, ipc, ipc-all2all and queue only, and the sweep runs external"},
 	}
