@@ -316,6 +316,9 @@ func (d *decoder) decodeImage(e tomldoc.Entry) {
 
 // resolveImage checks an image and makes a relative squashfs path
 // absolute, from the sweep file's directory dir: the job runs elsewhere.
+// pyxis takes every image whose first character is '.' or '/' as a path
+// (from the job's directory), as IsImagePath does: ".images/x" too, not
+// only "./" and "../".
 func resolveImage(s, dir string) (string, error) {
 	switch {
 	case strings.HasPrefix(s, "dockerd://"):
@@ -325,7 +328,7 @@ func resolveImage(s, dir string) (string, error) {
 		return "", lineerr.Mark(ErrValue, "image %q: pyxis takes [USER@][REGISTRY#]IMAGE[:TAG] without a scheme, or a squashfs path", s)
 	case filepath.IsAbs(s):
 		return s, nil
-	case strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../"):
+	case IsImagePath(s):
 		abs, err := filepath.Abs(filepath.Join(dir, s))
 		if err != nil {
 			return "", lineerr.Mark(ErrValue, "image %q: %v", s, err)

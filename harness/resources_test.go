@@ -65,6 +65,36 @@ env = { FI_EFA_USE_DEVICE_RDMA = "1", NCCL_DEBUG = "INFO" }
 	}
 }
 
+// TestImagePaths: pyxis takes an image whose first character is '.' or
+// '/' as a squashfs path, from the job's directory; efaxx reads such an
+// image as a path too (IsImagePath) and makes it absolute from the sweep
+// file's directory, so that efaxx and the job read the same file.
+func TestImagePaths(t *testing.T) {
+	for image, want := range map[string]string{
+		"/fsx/efaxx.sqsh":        "/fsx/efaxx.sqsh",
+		"./images/efaxx.sqsh":    "/sweeps/images/efaxx.sqsh",
+		"../images/efaxx.sqsh":   "/images/efaxx.sqsh",
+		".images/efaxx":          "/sweeps/.images/efaxx",
+		".efaxx.sqsh":            "/sweeps/.efaxx.sqsh",
+		"..efaxx":                "/sweeps/..efaxx",
+		"nvcr.io#nvidia/efaxx:1": "nvcr.io#nvidia/efaxx:1",
+		"efaxx.v2/runner:latest": "efaxx.v2/runner:latest",
+	} {
+		s, err := harness.Parse("/sweeps/p5.toml", []byte(head+"[container]\nimage = \""+image+"\"\n"))
+		if err != nil {
+			t.Errorf("image %q: %v", image, err)
+			continue
+		}
+		got := s.Resources.Container.Image
+		if got != filepath.FromSlash(want) {
+			t.Errorf("image %q reads as %q, want %q", image, got, want)
+		}
+		if harness.IsImagePath(image) != filepath.IsAbs(got) || harness.IsImagePath(got) != harness.IsImagePath(image) {
+			t.Errorf("image %q reads as %q: IsImagePath %v, then %v", image, got, harness.IsImagePath(image), harness.IsImagePath(got))
+		}
+	}
+}
+
 func TestResourcesDefaults(t *testing.T) {
 	s := mustParse(t, head)
 	if got, want := s.Resources, (harness.Resources{MPI: "pmix"}); !reflect.DeepEqual(got, want) {
