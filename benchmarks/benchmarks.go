@@ -205,7 +205,8 @@ func RestrictedKeys() []string {
 // than any host or GPU memory holds a buffer of, and small enough that the
 // runner's buffer arithmetic (two slots of it, rounded up to a cache line,
 // one region per peer) cannot overflow a uint64 and wrap to a small buffer.
-// Sweeps refuse a larger size, and efaxx-runner's --sizes too.
+// Sweeps refuse a larger size or chunk, and efaxx-runner's --sizes and
+// --chunk too.
 const MaxSize = 1 << 40
 
 // Strategies are the ways a multi-rail transfer spreads over the rails, by

@@ -224,7 +224,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.cfg.Duration, "duration", 0, "sendrecv, send, write, all2all: time each size's timed iterations fill, instead of --iterations (chosen after the warm-up; 0: off)")
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
-	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
+	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation, at most 1 TiB; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail")
 	fs.IntVar(&o.cfg.Slots, "slots", 64, "a target's buffers for one sender's iterations (write, all2all, proxy): a power of two, 1..64 (1: one buffer, reused)")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
@@ -320,6 +320,9 @@ func check(o options) error {
 		return fmt.Errorf("--slots %d: want a power of two, 1..64", o.cfg.Slots)
 	case o.cfg.Duration < 0:
 		return fmt.Errorf("--duration %v: want 0 (off) or more", o.cfg.Duration)
+	case o.cfg.Chunk > benchmarks.MaxSize:
+		// Past it a plan's op count, (size + chunk - 1) / chunk, wraps to 0.
+		return fmt.Errorf("--chunk %d is out of range: want 0 (the benchmark's default) up to %d (1 TiB)", o.cfg.Chunk, uint64(benchmarks.MaxSize))
 	}
 	return nil
 }
