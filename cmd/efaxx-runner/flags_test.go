@@ -32,3 +32,11 @@ func TestChunkMax(t *testing.T) {
 		refused(t, "--chunk "+c+" is out of range: want 0 (the benchmark's default) up to 1099511627776", "--benchmark", "write", "--sizes", "4096", "--chunk", c)
 	}
 }
+
+// TestStrayArgument: an argument that is no flag is refused; flag parsing
+// stopped there and dropped every flag after it unseen (here --window 0,
+// which is refused).
+func TestStrayArgument(t *testing.T) {
+	refused(t, `unexpected argument "oops"`, "--benchmark", "write", "--sizes", "4096", "oops", "--window", "0")
+	refused(t, `unexpected argument "4096"`, "--benchmark", "write", "--sizes", "64", "4096")
+}

@@ -240,6 +240,11 @@ func parseFlags(args []string) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	if fs.NArg() > 0 {
+		// flag.Parse stops at the first argument that is not a flag: every
+		// flag after it would be dropped unseen.
+		return o, fmt.Errorf("unexpected argument %q: efaxx-runner takes flags only (and \"external\" first)", fs.Arg(0))
+	}
 	if *showVersion {
 		fmt.Printf("efaxx-runner %s (%s)\n", version, commit)
 		return o, flag.ErrHelp
