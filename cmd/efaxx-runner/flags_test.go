@@ -40,3 +40,40 @@ func TestStrayArgument(t *testing.T) {
 	refused(t, `unexpected argument "oops"`, "--benchmark", "write", "--sizes", "4096", "oops", "--window", "0")
 	refused(t, `unexpected argument "4096"`, "--benchmark", "write", "--sizes", "64", "4096")
 }
+
+// TestThirtyTwoBitFlags: --window, --producers and --core reach C as
+// 32-bit numbers; out of the sweeps' range (a core: of a cpu_set_t) they
+// are refused, where --window 4294967297 ran with a window of 1.
+func TestThirtyTwoBitFlags(t *testing.T) {
+	write := []string{"--benchmark", "write", "--sizes", "4096"}
+	queue := []string{"--benchmark", "queue", "--sizes", "64"}
+	with := func(base []string, more ...string) []string { return append(append([]string(nil), base...), more...) }
+	accepted(t, with(write, "--window", "4096", "--core", "1023")...)
+	accepted(t, with(write, "--core", "-1")...)
+	accepted(t, with(queue, "--producers", "1048576")...)
+	for _, w := range []string{"0", "4097", "4294967297", "-4294967295"} {
+		refused(t, "--window "+w+" is out of range: want 1..4096", with(write, "--window", w)...)
+	}
+	for _, p := range []string{"0", "1048577", "4294967297"} {
+		refused(t, "--producers "+p+" is out of range: want 1..1048576", with(queue, "--producers", p)...)
+	}
+	for _, c := range []string{"-2", "1024", "4294967296"} {
+		refused(t, "--core "+c+" is out of range: want -1 (as --pin says) or a CPU, 0..1023", with(write, "--core", c)...)
+	}
+}
+
+// TestLaunchRange: --launch takes what the sweeps' launch key takes; a
+// grid past 32 bits wrapped on its way to C, and trailing text was
+// ignored.
+func TestLaunchRange(t *testing.T) {
+	ipc := []string{"--benchmark", "ipc", "--sizes", "64"}
+	with := func(more ...string) []string { return append(append([]string(nil), ipc...), more...) }
+	o := accepted(t, with("--launch", "9999999x1024")...)
+	if o.cfg.Grid != 9999999 || o.cfg.Block != 1024 {
+		t.Errorf("--launch 9999999x1024: grid %d block %d", o.cfg.Grid, o.cfg.Block)
+	}
+	for _, l := range []string{"4294967297x256", "0x256", "128x0", "3x3junk", "-1x256"} {
+		refused(t, "--launch \""+l+"\": want auto or GRIDxBLOCK", with("--launch", l)...)
+	}
+	refused(t, "1025 threads a block, CUDA allows at most 1024", with("--launch", "128x1025")...)
+}

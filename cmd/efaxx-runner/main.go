@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,17 +226,17 @@ func parseFlags(args []string) (options, error) {
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation, at most 1 TiB; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
-	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail")
+	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail, 1..4096")
 	fs.IntVar(&o.cfg.Slots, "slots", 64, "a target's buffers for one sender's iterations (write, all2all, proxy): a power of two, 1..64 (1: one buffer, reused)")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
-	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, over --pin; -1: as --pin says")
+	fs.IntVar(&o.cfg.Core, "core", -1, "CPU to pin the measuring thread to, 0..1023, over --pin; -1: as --pin says")
 	launch := fs.String("launch", "auto", "ipc, ipc-all2all: copy kernel GRIDxBLOCK, or auto (every SM full; all2all shares it among the copies at once)")
 	direction := fs.String("direction", "push", "ipc: push (the source's GPU writes), pull (the target's GPU reads) or bidir (both GPUs of a pair write at once)")
 	schedule := fs.String("schedule", "at-once", "ipc-all2all: at-once (a GPU's copies together, the grid shared) or shifted (one at a time, to rank+1 first, then rank+2, ...; each with the whole grid)")
 	cells := fs.String("cells", "pinned", "queue: where the cells live: pinned, managed, device, host")
 	mode := fs.String("mode", "nbi", "queue, proxy: nbi (one wait at the end) or blocking (a wait per command)")
 	producer := fs.String("producer", "gpu", "queue: gpu, or cpu (the ring with no GPU)")
-	fs.IntVar(&o.cfg.Producers, "producers", 1, "queue: threads pushing commands")
+	fs.IntVar(&o.cfg.Producers, "producers", 1, "queue: threads pushing commands, 1..1048576")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -296,6 +297,17 @@ func parseFlags(args []string) (options, error) {
 	return o, nil
 }
 
+var launchForm = regexp.MustCompile(`^([1-9][0-9]{0,6})x([1-9][0-9]{0,3})$`)
+
+// The ranges of the flags that reach C as 32-bit numbers: the sweeps'
+// (harness/params.go) for window and producers; a core is a bit of a
+// cpu_set_t, which holds CPU_SETSIZE (1024) CPUs.
+const (
+	maxWindow    = 4096
+	maxProducers = 1 << 20
+	maxCore      = 1023
+)
+
 func memoryKind(s string) (int, error) {
 	switch s {
 	case "host":
@@ -319,8 +331,12 @@ func check(o options) error {
 		return fmt.Errorf("--pin %q: want numa or none", o.pinning)
 	case o.cfg.Rails < 1 || o.cfg.Rails > 16:
 		return errors.New("--rails must be 1..16")
-	case o.cfg.Window < 1 || o.cfg.Iterations < 1 || o.cfg.Timeout <= 0:
-		return errors.New("--window, --iterations and --timeout must be positive")
+	case o.cfg.Window < 1 || o.cfg.Window > maxWindow:
+		return fmt.Errorf("--window %d is out of range: want 1..%d", o.cfg.Window, maxWindow)
+	case o.cfg.Iterations < 1 || o.cfg.Timeout <= 0:
+		return errors.New("--iterations and --timeout must be positive")
+	case o.cfg.Core < -1 || o.cfg.Core > maxCore:
+		return fmt.Errorf("--core %d is out of range: want -1 (as --pin says) or a CPU, 0..%d", o.cfg.Core, maxCore)
 	case o.cfg.Slots < 1 || o.cfg.Slots > 64 || o.cfg.Slots&(o.cfg.Slots-1) != 0:
 		return fmt.Errorf("--slots %d: want a power of two, 1..64", o.cfg.Slots)
 	case o.cfg.Duration < 0:
@@ -336,8 +352,16 @@ func check(o options) error {
 func (o *options) gpuFlags(launch, cells, mode, producer string) error {
 	o.cfg.Grid, o.cfg.Block = -1, 512
 	if launch != "auto" {
-		if _, err := fmt.Sscanf(launch, "%dx%d", &o.cfg.Grid, &o.cfg.Block); err != nil || o.cfg.Grid < 1 || o.cfg.Block < 1 {
-			return fmt.Errorf("--launch %q: want auto or GRIDxBLOCK", launch)
+		// As the sweeps' launch key: GRID of at most 7 digits and BLOCK
+		// at most CUDA's 1024 threads, both reaching C as 32-bit numbers.
+		m := launchForm.FindStringSubmatch(launch)
+		if m == nil {
+			return fmt.Errorf("--launch %q: want auto or GRIDxBLOCK, GRID 1..9999999 and BLOCK 1..1024", launch)
+		}
+		o.cfg.Grid, _ = strconv.Atoi(m[1])
+		o.cfg.Block, _ = strconv.Atoi(m[2])
+		if o.cfg.Block > 1024 {
+			return fmt.Errorf("--launch %q: %d threads a block, CUDA allows at most 1024", launch, o.cfg.Block)
 		}
 	}
 	switch cells {
@@ -357,8 +381,8 @@ func (o *options) gpuFlags(launch, cells, mode, producer string) error {
 		return fmt.Errorf("--producer %q: want gpu or cpu", producer)
 	}
 	o.cfg.Blocking, o.cfg.CPUProducer = mode == "blocking", producer == "cpu"
-	if o.cfg.Producers < 1 {
-		return fmt.Errorf("--producers %d: want at least 1", o.cfg.Producers)
+	if o.cfg.Producers < 1 || o.cfg.Producers > maxProducers {
+		return fmt.Errorf("--producers %d is out of range: want 1..%d", o.cfg.Producers, maxProducers)
 	}
 	return nil
 }
