@@ -209,6 +209,14 @@ func RestrictedKeys() []string {
 // --chunk too.
 const MaxSize = 1 << 40
 
+// MaxIterations is the most timed iterations, and the most warm-up
+// iterations, a point takes (the iterations and warmup keys, efaxx-runner's
+// --iterations and --warmup): 10^12, days of the fastest iteration, and
+// small enough that the native loop's warm-up plus iterations cannot wrap a
+// uint64 (--warmup 18446744073709551615 wrapped the count and ended ok
+// with latencies of 0).
+const MaxIterations = 1_000_000_000_000
+
 // Strategies are the ways a multi-rail transfer spreads over the rails, by
 // the name the strategy key and efaxx-runner's --strategy take; the index
 // is native's C value (native/xfer.c).

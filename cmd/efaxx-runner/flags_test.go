@@ -77,3 +77,18 @@ func TestLaunchRange(t *testing.T) {
 	}
 	refused(t, "1025 threads a block, CUDA allows at most 1024", with("--launch", "128x1025")...)
 }
+
+// TestIterationsMax: --iterations and --warmup take up to 10^12 each, as
+// the sweeps do, so that their sum cannot wrap: --warmup
+// 18446744073709551615 ended ok with elapsed_ns the time since boot.
+func TestIterationsMax(t *testing.T) {
+	write := []string{"--benchmark", "write", "--sizes", "4096"}
+	with := func(more ...string) []string { return append(append([]string(nil), write...), more...) }
+	accepted(t, with("--iterations", "1000000000000", "--warmup", "1000000000000")...)
+	accepted(t, with("--warmup", "0")...)
+	for _, n := range []string{"1000000000001", "18446744073709551615"} {
+		refused(t, "--warmup "+n+" is out of range: want 0..1000000000000", with("--warmup", n)...)
+		refused(t, "--iterations "+n+" is out of range: want 1..1000000000000", with("--iterations", n)...)
+	}
+	refused(t, "--iterations 0 is out of range: want 1..1000000000000", with("--iterations", "0")...)
+}

@@ -221,9 +221,9 @@ func parseFlags(args []string) (options, error) {
 	fs.Float64Var(&o.linkGbps, "link-gbps", 0, "link speed per NIC in Gbps to record; 0: the provider's")
 	fs.StringVar(&memory, "memory", "host", "buffer memory: host, pinned (CUDA-registered host) or device (GPU, FI_HMEM)")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated message sizes in bytes")
-	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer")
+	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer, 1..10^12")
 	fs.DurationVar(&o.cfg.Duration, "duration", 0, "sendrecv, send, write, all2all: time each size's timed iterations fill, instead of --iterations (chosen after the warm-up; 0: off)")
-	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them")
+	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them, 0..10^12")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
 	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation, at most 1 TiB; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail, 1..4096")
@@ -333,8 +333,12 @@ func check(o options) error {
 		return errors.New("--rails must be 1..16")
 	case o.cfg.Window < 1 || o.cfg.Window > maxWindow:
 		return fmt.Errorf("--window %d is out of range: want 1..%d", o.cfg.Window, maxWindow)
-	case o.cfg.Iterations < 1 || o.cfg.Timeout <= 0:
-		return errors.New("--iterations and --timeout must be positive")
+	case o.cfg.Iterations < 1 || o.cfg.Iterations > benchmarks.MaxIterations:
+		return fmt.Errorf("--iterations %d is out of range: want 1..%d", o.cfg.Iterations, uint64(benchmarks.MaxIterations))
+	case o.cfg.Warmup > benchmarks.MaxIterations:
+		return fmt.Errorf("--warmup %d is out of range: want 0..%d", o.cfg.Warmup, uint64(benchmarks.MaxIterations))
+	case o.cfg.Timeout <= 0:
+		return fmt.Errorf("--timeout %v: want more than 0s", o.cfg.Timeout)
 	case o.cfg.Core < -1 || o.cfg.Core > maxCore:
 		return fmt.Errorf("--core %d is out of range: want -1 (as --pin says) or a CPU, 0..%d", o.cfg.Core, maxCore)
 	case o.cfg.Slots < 1 || o.cfg.Slots > 64 || o.cfg.Slots&(o.cfg.Slots-1) != 0:
