@@ -92,3 +92,18 @@ func TestIterationsMax(t *testing.T) {
 	}
 	refused(t, "--iterations 0 is out of range: want 1..1000000000000", with("--iterations", "0")...)
 }
+
+// TestNICAndLinkSpeed: an empty --nic is refused, as the sweeps' nics key
+// refuses it (tcp picked any interface, eth0, for it), and so is a
+// --link-gbps out of the sweeps' 0..1e6, or no number (it is recorded
+// as a uint64 of bit/s).
+func TestNICAndLinkSpeed(t *testing.T) {
+	write := []string{"--benchmark", "write", "--provider", "tcp", "--sizes", "4096"}
+	with := func(more ...string) []string { return append(append([]string(nil), write...), more...) }
+	accepted(t, with("--nic", "lo", "--link-gbps", "1e6")...)
+	accepted(t, with("--link-gbps", "0")...)
+	refused(t, "--nic is empty", with("--nic", "")...)
+	for _, g := range []string{"-5", "NaN", "+Inf", "-Inf", "1e30", "1000000.5"} {
+		refused(t, "is out of range: want 0 (the provider's speed) up to 1e6", with("--link-gbps", g)...)
+	}
+}

@@ -218,7 +218,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.cfg.Rails, "rails", 1, "endpoints per rank, one per NIC")
 	fs.StringVar(&o.cfg.Strategy, "strategy", "single", "how chunks spread over rails: "+strings.Join(benchmarks.Strategies, ", "))
 	fs.StringVar(&o.pinning, "pin", "numa", "CPU pinning: numa (a core of the NIC's NUMA node) or none")
-	fs.Float64Var(&o.linkGbps, "link-gbps", 0, "link speed per NIC in Gbps to record; 0: the provider's")
+	fs.Float64Var(&o.linkGbps, "link-gbps", 0, "link speed per NIC in Gbps to record, up to 1e6; 0: the provider's")
 	fs.StringVar(&memory, "memory", "host", "buffer memory: host, pinned (CUDA-registered host) or device (GPU, FI_HMEM)")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated message sizes in bytes")
 	fs.Uint64Var(&o.cfg.Iterations, "iterations", 100, "timed iterations per size and peer, 1..10^12")
@@ -345,6 +345,11 @@ func check(o options) error {
 		return fmt.Errorf("--slots %d: want a power of two, 1..64", o.cfg.Slots)
 	case o.cfg.Duration < 0:
 		return fmt.Errorf("--duration %v: want 0 (off) or more", o.cfg.Duration)
+	case o.cfg.NICs == "":
+		// An empty list would let the provider pick any interface (tcp: eth0).
+		return errors.New("--nic is empty: name NICs (nic0,nic1), a pattern (nic*), or auto")
+	case !(o.linkGbps >= 0 && o.linkGbps <= 1e6): // NaN too
+		return fmt.Errorf("--link-gbps %v is out of range: want 0 (the provider's speed) up to 1e6", o.linkGbps)
 	case o.cfg.Chunk > benchmarks.MaxSize:
 		// Past it a plan's op count, (size + chunk - 1) / chunk, wraps to 0.
 		return fmt.Errorf("--chunk %d is out of range: want 0 (the benchmark's default) up to %d (1 TiB)", o.cfg.Chunk, uint64(benchmarks.MaxSize))
