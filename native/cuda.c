@@ -124,6 +124,9 @@ int efx_references(efx_ctx *c, uint64_t size, efx_sample *out)
 {
 	if (c->cfg.memory != EFX_MEMORY_DEVICE || c->info->rank != 0)
 		return 0;
+	if (!c->gpu || !c->cuda.dev_reference) /* memory = device on a benchmark that opened no GPU buffers (queue on CPU) */
+		return efx_fail_at(c->err, "%s: memory = device applies to the network benchmarks; this one opened no GPU "
+				   "buffers, so there is no cudaMemcpy reference to measure", c->benchmark);
 	int both = strcmp(c->benchmark, "sendrecv") == 0;
 	static const char *names[] = {"cudaMemcpy", "staged"};
 	for (int k = 0; k < 2; k++) {

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"efaxx/benchmarks"
 )
 
 // refused checks that parseFlags refuses args with an error that says want.
@@ -106,4 +108,54 @@ func TestNICAndLinkSpeed(t *testing.T) {
 	for _, g := range []string{"-5", "NaN", "+Inf", "-Inf", "1e30", "1000000.5"} {
 		refused(t, "is out of range: want 0 (the provider's speed) up to 1e6", with("--link-gbps", g)...)
 	}
+}
+
+// flagValues are a value each flag of a sweep key takes for any benchmark
+// that takes the key.
+var flagValues = map[string]string{
+	"provider": "shm", "nic": "lo", "rails": "1", "strategy": "single", "pin": "none", "link-gbps": "0",
+	"memory": "host", "sizes": "64", "iterations": "5", "duration": "1s", "warmup": "0", "timeout": "10s",
+	"chunk": "4096", "window": "4", "slots": "8", "launch": "auto", "direction": "push", "schedule": "at-once",
+	"cells": "pinned", "mode": "nbi", "producer": "gpu", "producers": "1",
+}
+
+// TestFlagsTakenAsKeys: a flag of a sweep key is accepted for a benchmark
+// exactly when the benchmarks table says it takes the key; the runner
+// ignored the others (sendrecv --slots 1 --direction bidir --launch 3x3
+// --cells device --producers 8 exited 0), and queue on CPU with --memory
+// device crashed (SIGSEGV in a CUDA plugin it never loaded).
+func TestFlagsTakenAsKeys(t *testing.T) {
+	covered := map[string]bool{}
+	for flag, key := range flagKeys {
+		covered[key] = true
+		if flagValues[flag] == "" {
+			t.Errorf("no test value for --%s", flag)
+		}
+	}
+	for _, key := range benchmarks.RestrictedKeys() {
+		if !covered[key] {
+			t.Errorf("key %s, which only some benchmarks take, has no flag in flagKeys: it would never be refused", key)
+		}
+	}
+	for _, b := range benchmarks.All() {
+		if !b.Measured() {
+			continue
+		}
+		for flag, key := range flagKeys {
+			args := []string{"--benchmark", b.Name, "--sizes", "64", "--" + flag, flagValues[flag]}
+			_, err := parseFlags(args)
+			if b.Takes(key) && err != nil {
+				t.Errorf("%s takes %s, parseFlags(%q) = %v", b.Name, key, args, err)
+			}
+			if !b.Takes(key) && (err == nil || !strings.Contains(err.Error(), "--"+flag+": benchmark "+b.Name+" does not take it")) {
+				t.Errorf("%s does not take %s, parseFlags(%q) = %v, want it refused", b.Name, key, args, err)
+			}
+		}
+	}
+	refused(t, "--memory: benchmark queue does not take it (sweep key memory: sendrecv, send, write, all2all, proxy only)",
+		"--benchmark", "queue", "--producer", "cpu", "--cells", "host", "--memory", "device", "--sizes", "64")
+	refused(t, "does not take it", "--benchmark", "sendrecv", "--sizes", "64", "--slots", "1", "--direction", "bidir",
+		"--launch", "3x3", "--cells", "device", "--producers", "8")
+	// The runner's own flags apply to every benchmark.
+	accepted(t, "--benchmark", "queue", "--sizes", "64", "--core", "0", "--out", t.TempDir(), "--timeout", "5s", "--iterations", "3", "--warmup", "1")
 }

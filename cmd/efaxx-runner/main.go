@@ -291,10 +291,37 @@ func parseFlags(args []string) (options, error) {
 	if err := o.bench.CheckStrategy(o.cfg.Strategy); err != nil {
 		return o, fmt.Errorf("--strategy: %w", err)
 	}
-	if o.cfg.Duration > 0 && !o.bench.Takes("duration") {
-		return o, fmt.Errorf("--duration: %s takes no duration: its iterations are a count", o.cfg.Benchmark)
+	if err := takes(fs, o.bench); err != nil {
+		return o, err
 	}
 	return o, nil
+}
+
+// flagKeys maps each flag that mirrors a key of a sweep's [params] to the
+// key (harness/params.go's flag column). The flags not here (--benchmark,
+// --out, --core, --version) are the runner's own and apply to every
+// benchmark.
+var flagKeys = map[string]string{
+	"provider": "provider", "nic": "nics", "rails": "rails", "strategy": "strategy", "pin": "pinning",
+	"link-gbps": "link_gbps", "memory": "memory", "sizes": "sizes", "iterations": "iterations",
+	"duration": "duration", "warmup": "warmup", "timeout": "timeout", "chunk": "chunk", "window": "window",
+	"slots": "slots", "launch": "launch", "direction": "direction", "schedule": "schedule", "cells": "cells",
+	"mode": "mode", "producer": "producer", "producers": "producers",
+}
+
+// takes refuses a flag set on the command line whose key b does not take
+// (the benchmarks table's Keys), as a sweep's validation refuses the key:
+// the benchmark would ignore it, or worse (queue on CPU with --memory
+// device called into a CUDA plugin it never loaded).
+func takes(fs *flag.FlagSet, b benchmarks.Benchmark) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := flagKeys[f.Name]; ok && err == nil && !b.Takes(key) {
+			err = fmt.Errorf("--%s: benchmark %s does not take it (sweep key %s: %s only)",
+				f.Name, b.Name, key, strings.Join(benchmarks.Taking(key), ", "))
+		}
+	})
+	return err
 }
 
 var launchForm = regexp.MustCompile(`^([1-9][0-9]{0,6})x([1-9][0-9]{0,3})$`)
