@@ -21,15 +21,29 @@ func StrategyIndex(name string) (int, error) {
 	return 0, fmt.Errorf("unknown strategy %q", name)
 }
 
-// checkRanks refuses a job too small for the benchmark. The fewest ranks
-// live in the benchmarks table; the C table names benchmarks only (and
-// refuses an unknown one).
+// checkRanks refuses a job too small or too large for the benchmark, as
+// a sweep's validation refuses its ranks. The rank range lives in the
+// benchmarks table; the C table names benchmarks only (and refuses an
+// unknown one).
 func checkRanks(name string, world int) error {
 	b, err := benchmarks.Lookup(name)
-	if err == nil && b.Measured() && world < b.MinRanks {
+	switch {
+	case err != nil || !b.Measured():
+	case world < b.MinRanks:
 		return fmt.Errorf("%s needs at least %d ranks, got %d", name, b.MinRanks, world)
+	case world > b.MaxRanks && b.MinRanks == b.MaxRanks:
+		return fmt.Errorf("%s runs on %d rank%s, got %d: launch it with -np %d", name, b.MaxRanks, plural(b.MaxRanks), world, b.MaxRanks)
+	case world > b.MaxRanks:
+		return fmt.Errorf("%s runs on at most %d ranks, got %d", name, b.MaxRanks, world)
 	}
 	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // Config says what one step measures.
