@@ -63,6 +63,27 @@ type Benchmark struct {
 	// Chunk is its bytes per fabric operation when a sweep names none, 0
 	// for Libefaxx's 1 MiB (DefaultChunk).
 	Chunk uint64
+
+	// Word, when not 0, says its sizes are whole words of that many bytes
+	// (ipc's copy kernels move 16-byte words, the queue's commands carry
+	// 8-byte ones); Largest, when not 0, is the largest size it takes
+	// below MaxSize (the queue's payload length is 32 bits). CheckSize
+	// holds a size to both, as native's C refuses it at run time.
+	Word       uint64
+	Largest    uint64
+	LargestWhy string // why Largest: what the limit is
+}
+
+// CheckSize says why b cannot measure a message of size bytes, if it
+// cannot: a size that is not whole words of b.Word, or above b.Largest.
+func (b Benchmark) CheckSize(size uint64) error {
+	switch {
+	case b.Word != 0 && size%b.Word != 0:
+		return fmt.Errorf("%s moves whole %d-byte words: %d is not a multiple of %d", b.Name, b.Word, size, b.Word)
+	case b.Largest != 0 && size > b.Largest:
+		return fmt.Errorf("%d is more than %s takes: at most %d (%s)", size, b.Name, b.Largest, b.LargestWhy)
+	}
+	return nil
 }
 
 // DefaultChunk is the bytes per fabric operation of a sweep that names
@@ -139,16 +160,18 @@ var table = []Benchmark{
 	{Name: "ipc", Kind: GPU, Doc: "GPU to GPU in a node through CUDA IPC, a copy kernel beside the copy engines",
 		MinRanks: 2, MaxRanks: 64, OneNode: true, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "direction"}),
-		Metric: "dir_gbs", Reference: "memcpy"}, // the copy kernel against the copy engines
+		Metric: "dir_gbs", Reference: "memcpy", // the copy kernel against the copy engines
+		Word: 16},
 	// Its reference is not one variant but the sum of the pairs' rates
 	// alone, measured in the same run (results.AllToAllStats).
 	{Name: "ipc-all2all", Kind: GPU, Doc: "every GPU of a node writes into every other through CUDA IPC, at once or one peer at a time, beside each pair alone",
 		MinRanks: 2, MaxRanks: 64, OneNode: true, // one rank per GPU of one node
 		Keys:   slices.Concat(measured, []string{"launch", "schedule"}),
-		Metric: "dir_gbs"},
+		Metric: "dir_gbs", Word: 16},
 	{Name: "queue", Kind: GPU, Doc: "GPU (or CPU) producers to a CPU consumer through a command ring",
 		MinRanks: 1, MaxRanks: 1, Keys: slices.Concat(measured, []string{"cells", "mode", "producer", "producers"}),
-		Metric: "mops", Reference: "floor"}, // the ring against its bare floor
+		Metric: "mops", Reference: "floor", // the ring against its bare floor
+		Word: 8, Largest: 1<<32 - 8, LargestWhy: "a command's payload length is 32 bits"},
 	{Name: "external", Kind: External, Doc: "a program of the sweep's [external] table (nccl-tests, NVSHMEM perftests, OSU, ...)",
 		MinRanks: 1, MaxRanks: 65536},
 }

@@ -168,8 +168,11 @@ static int gpu(efx_ctx *c, uint64_t size, efx_sample *out)
 /* measure runs one size on this rank alone and returns its samples, or -1. */
 static int measure(efx_ctx *c, uint64_t size, efx_sample *out)
 {
-	if (size < 8 || size % 8 || size > UINT32_MAX)
+	if (size < 8 || size % 8)
 		return efx_fail(c->err, "queue payloads are whole 8-byte words: size %llu", (unsigned long long)size);
+	if (size > UINT32_MAX)
+		return efx_fail(c->err, "queue payload lengths are 32 bits: size %llu is more than %llu", (unsigned long long)size,
+				(unsigned long long)UINT32_MAX);
 	for (int k = 0; k < 2; k++) { /* out holds 2 * world samples */
 		memset(&out[k], 0, sizeof out[k]);
 		out[k].peer = -1;

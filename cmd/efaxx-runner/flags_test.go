@@ -159,3 +159,19 @@ func TestFlagsTakenAsKeys(t *testing.T) {
 	// The runner's own flags apply to every benchmark.
 	accepted(t, "--benchmark", "queue", "--sizes", "64", "--core", "0", "--out", t.TempDir(), "--timeout", "5s", "--iterations", "3", "--warmup", "1")
 }
+
+// TestSizeRules: a size the benchmark cannot measure is refused before
+// any size runs, with its reason: ipc and ipc-all2all copy 16-byte words,
+// the queue's commands carry 8-byte words and a 32-bit payload length
+// (1 TiB was refused at run time as not whole 8-byte words).
+func TestSizeRules(t *testing.T) {
+	accepted(t, "--benchmark", "queue", "--sizes", "8,4096,4294967288")
+	accepted(t, "--benchmark", "ipc", "--sizes", "16,1048576")
+	accepted(t, "--benchmark", "write", "--sizes", "1,7,4294967297")
+	refused(t, "--sizes: queue moves whole 8-byte words: 12 is not a multiple of 8", "--benchmark", "queue", "--sizes", "4096,12")
+	refused(t, "--sizes: 1099511627776 is more than queue takes: at most 4294967288 (a command's payload length is 32 bits)",
+		"--benchmark", "queue", "--sizes", "64,1099511627776")
+	refused(t, "--sizes: 4294967296 is more than queue takes", "--benchmark", "queue", "--sizes", "4294967296")
+	refused(t, "--sizes: ipc moves whole 16-byte words: 8 is not a multiple of 16", "--benchmark", "ipc", "--sizes", "4096,8")
+	refused(t, "--sizes: ipc-all2all moves whole 16-byte words: 24 is not a multiple of 16", "--benchmark", "ipc-all2all", "--sizes", "24")
+}

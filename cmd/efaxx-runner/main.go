@@ -294,6 +294,12 @@ func parseFlags(args []string) (options, error) {
 	if err := takes(fs, o.bench); err != nil {
 		return o, err
 	}
+	for _, size := range o.sizes {
+		// Here, not when the size is reached after the sizes before it ran.
+		if err := o.bench.CheckSize(size); err != nil {
+			return o, fmt.Errorf("--sizes: %w", err)
+		}
+	}
 	return o, nil
 }
 
