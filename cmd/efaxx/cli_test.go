@@ -554,26 +554,33 @@ func TestPruneArgsAreRunIDs(t *testing.T) {
 	}
 }
 
+// threeRunsOneForeign stores three runs, and makes the run.json in run
+// 1's directory another run's: --delete-dirs must leave it in place.
+func threeRunsOneForeign(t *testing.T) (db string, dirs [3]string) {
+	t.Helper()
+	db = writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}},
+		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}})
+	for i := range dirs {
+		sqlRow(t, db, fmt.Sprintf(`SELECT dir FROM runs WHERE id = %d`, i+1), &dirs[i])
+	}
+	manifest := filepath.Join(dirs[0], "run.json")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, manifest, strings.Replace(string(data), `"uid": "a"`, `"uid": "other"`, 1))
+	return db, dirs
+}
+
 // TestPruneDeleteDirsLeftInPlace: prune --delete-dirs tries every run's
 // directory: one whose run.json names another run is left in place and
 // named with why, the others are removed all the same, and the error says
 // that the store's rows are deleted and which directories remain.
 func TestPruneDeleteDirsLeftInPlace(t *testing.T) {
 	for _, format := range []string{"table", "json"} {
-		db := writeSynth(t,
-			&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
-			&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}},
-			&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}})
-		var dirs [3]string
-		for i := range dirs {
-			sqlRow(t, db, fmt.Sprintf(`SELECT dir FROM runs WHERE id = %d`, i+1), &dirs[i])
-		}
-		manifest := filepath.Join(dirs[0], "run.json")
-		data, err := os.ReadFile(manifest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, manifest, strings.Replace(string(data), `"uid": "a"`, `"uid": "other"`, 1))
+		db, dirs := threeRunsOneForeign(t)
 		code, stdout, stderr := efaxx(t, "--db", db, "prune", "--all", "--delete-dirs", "--format", format)
 		if code != 3 || !strings.Contains(stderr, "deleted from the store") || !strings.Contains(stderr, dirs[0]) {
 			t.Errorf("efaxx prune --all --delete-dirs --format %s = %d, want 3 saying the runs are deleted and naming %s\n%s%s",
@@ -617,20 +624,7 @@ func TestPruneDeleteDirsLeftInPlace(t *testing.T) {
 // directories a prune would remove and those it would leave in place, with
 // why, and removes none.
 func TestPruneDryRunDeleteDirs(t *testing.T) {
-	db := writeSynth(t,
-		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
-		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}},
-		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}})
-	var dirs [3]string
-	for i := range dirs {
-		sqlRow(t, db, fmt.Sprintf(`SELECT dir FROM runs WHERE id = %d`, i+1), &dirs[i])
-	}
-	manifest := filepath.Join(dirs[0], "run.json")
-	data, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, manifest, strings.Replace(string(data), `"uid": "a"`, `"uid": "other"`, 1))
+	db, dirs := threeRunsOneForeign(t)
 	code, stdout, stderr := efaxx(t, "--db", db, "prune", "--all", "--dry-run", "--delete-dirs")
 	if code != 0 || !strings.Contains(stdout, "would remove 2 of 3 run directories:\n  run 2: "+dirs[1]+"\n  run 3: "+dirs[2]+"\n") ||
 		!strings.Contains(stdout, "would leave 1 in place:\n  run 1: "+dirs[0]+`: its run.json is another run's (uid "other"`) ||
