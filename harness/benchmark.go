@@ -49,6 +49,26 @@ func (d *decoder) checkBenchmarks(s *Sweep) {
 		}
 	}
 	d.checkQueue(s)
+	d.checkSizes(s)
+}
+
+// checkSizes refuses a size that a benchmark of the sweep cannot measure
+// (whole words, a largest size: the benchmarks table), as efaxx-runner
+// would refuse it at launch, after the points before it had run.
+func (d *decoder) checkSizes(s *Sweep) {
+	p := paramNamed("sizes")
+	if d.failed[p] {
+		return
+	}
+	sizes, _ := s.valuesOf("sizes")[0].([]uint64)
+	for _, name := range s.Benchmarks {
+		for _, n := range sizes {
+			if err := benchmark(name).CheckSize(n); err != nil {
+				d.failParam(p, lineerr.Mark(ErrValue, "%v", err))
+				return
+			}
+		}
+	}
 }
 
 func (d *decoder) checkRanks(s *Sweep, p *param, values []any) {

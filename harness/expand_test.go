@@ -288,6 +288,25 @@ func TestPointSchedule(t *testing.T) {
 	}
 }
 
+// TestSizesEachBenchmarkTakes: validation refuses a size a benchmark of
+// the sweep cannot measure, at the sizes key, as efaxx-runner would at
+// launch.
+func TestSizesEachBenchmarkTakes(t *testing.T) {
+	for _, tt := range []struct{ bench, sizes, want string }{
+		{"ipc", `["1MiB", "100"]`, "z.toml:3: params.sizes: ipc moves whole 16-byte words: 100 is not a multiple of 16"},
+		{"ipc-all2all", `"24"`, "z.toml:3: params.sizes: ipc-all2all moves whole 16-byte words: 24 is not a multiple of 16"},
+		{"queue", `"12"`, "z.toml:3: params.sizes: queue moves whole 8-byte words: 12 is not a multiple of 8"},
+		{"queue", `"1TiB"`, "z.toml:3: params.sizes: 1099511627776 is more than queue takes"},
+		{"write", `"7"`, ""},
+	} {
+		text := fmt.Sprintf("name = \"z\"\nbenchmark = %q\nparams.sizes = %s\n", tt.bench, tt.sizes)
+		_, err := harness.Parse("z.toml", []byte(text))
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("Parse(%q) = %v; want %q", text, err, tt.want)
+		}
+	}
+}
+
 func TestPointDuration(t *testing.T) {
 	p := mustParse(t, "name = \"d\"\nbenchmark = \"sendrecv\"\nparams.duration = \"1500ms\"\n").Points()[0]
 	args := strings.Join(p.RunnerArgs(), " ")
