@@ -870,3 +870,27 @@ func TestSubmitWithoutCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneDeleteDirsImported: an imported run has no run directory, only
+// the file it was imported from, which is the user's: prune --delete-dirs
+// keeps it and says so, and that is no failure.
+func TestPruneDeleteDirsImported(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a2a.txt")
+	data, err := os.ReadFile("../../results/external/testdata/nccl-tests/alltoall_16.rank0.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, file, string(data))
+	db := filepath.Join(dir, "x.db")
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", file); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	code, stdout, stderr := efaxx(t, "--db", db, "prune", "--all", "--delete-dirs")
+	if code != 0 || !strings.Contains(stdout, "removed 0 of 0 run directories; 2 imported runs, whose files are kept") {
+		t.Errorf("prune --all --delete-dirs of imported runs = %d, want 0 saying their files are kept\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the imported file: %v", err)
+	}
+}

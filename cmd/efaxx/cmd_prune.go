@@ -109,8 +109,9 @@ type pruneRecord struct {
 	Points      int       `json:"points"`
 	Sweeps      int       `json:"sweeps"`
 	DirsRemoved []string  `json:"dirs_removed"`
-	DirsGone    []string  `json:"dirs_gone"` // a run's directory that was gone already
-	DirsLeft    []dirLeft `json:"dirs_left"` // a run's directory --delete-dirs left in place
+	DirsGone    []string  `json:"dirs_gone"`  // a run's directory that was gone already
+	FilesKept   []string  `json:"files_kept"` // an imported run's file: it has no run directory
+	DirsLeft    []dirLeft `json:"dirs_left"`  // a run's directory --delete-dirs left in place
 }
 
 // dirLeft is a run directory that --delete-dirs left in place, and why.
@@ -138,12 +139,12 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		return err
 	}
 	rec := pruneRecord{DryRun: o.dryRun, Runs: []int64{}, Samples: p.Samples, Points: p.Points, Sweeps: p.Sweeps,
-		DirsRemoved: []string{}, DirsGone: []string{}, DirsLeft: []dirLeft{}}
+		DirsRemoved: []string{}, DirsGone: []string{}, DirsLeft: []dirLeft{}, FilesKept: []string{}}
 	for _, r := range p.Runs {
 		rec.Runs = append(rec.Runs, r.ID)
 	}
 	if o.deleteDirs {
-		rec.DirsRemoved, rec.DirsGone, rec.DirsLeft = removeRunDirs(p.Runs, o.dryRun)
+		rec.DirsRemoved, rec.DirsGone, rec.DirsLeft, rec.FilesKept = removeRunDirs(p.Runs, o.dryRun)
 	}
 	switch o.format {
 	case "json":
@@ -163,10 +164,13 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		if o.deleteDirs && o.dryRun && len(p.Runs) > 0 {
 			printDirsDryRun(w, p.Runs, rec)
 		} else if o.deleteDirs && len(p.Runs) > 0 {
-			fmt.Fprintf(w, "removed %d of %d run %s", len(rec.DirsRemoved), len(p.Runs),
-				plural(len(p.Runs), "directory", "directories"))
+			dirs := len(p.Runs) - len(rec.FilesKept)
+			fmt.Fprintf(w, "removed %d of %d run %s", len(rec.DirsRemoved), dirs, plural(dirs, "directory", "directories"))
 			if len(rec.DirsGone) > 0 {
 				fmt.Fprintf(w, " (%d gone already)", len(rec.DirsGone))
+			}
+			if len(rec.FilesKept) > 0 {
+				fmt.Fprintf(w, "; %s, whose files are kept", quantity(len(rec.FilesKept), "imported run"))
 			}
 			if len(rec.DirsLeft) > 0 {
 				fmt.Fprintf(w, "; %d left in place:", len(rec.DirsLeft))
@@ -197,10 +201,13 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 // printDirsDryRun says which run directories a prune --delete-dirs would
 // remove, and which it would leave in place and why.
 func printDirsDryRun(w io.Writer, runs []results.Run, rec pruneRecord) {
-	fmt.Fprintf(w, "would remove %d of %d run %s", len(rec.DirsRemoved), len(runs),
-		plural(len(runs), "directory", "directories"))
+	dirs := len(runs) - len(rec.FilesKept)
+	fmt.Fprintf(w, "would remove %d of %d run %s", len(rec.DirsRemoved), dirs, plural(dirs, "directory", "directories"))
 	if len(rec.DirsGone) > 0 {
 		fmt.Fprintf(w, " (%d gone already)", len(rec.DirsGone))
+	}
+	if len(rec.FilesKept) > 0 {
+		fmt.Fprintf(w, "; %s, whose files are kept", quantity(len(rec.FilesKept), "imported run"))
 	}
 	if len(rec.DirsRemoved) > 0 {
 		fmt.Fprint(w, ":")
@@ -225,12 +232,17 @@ func printDirsDryRun(w io.Writer, runs []results.Run, rec pruneRecord) {
 
 // removeRunDirs tries to remove each run's directory, whatever became of
 // the ones before it. It removes a directory only if its run.json names
-// the run; it returns those it removed, those that were gone already, and
-// those it left in place with why. With dryRun it removes nothing and
+// the run; it returns those it removed, those that were gone already,
+// those it left in place with why, and the files of imported runs, which
+// have no run directory and are kept. With dryRun it removes nothing and
 // returns what it would remove and leave.
-func removeRunDirs(runs []results.Run, dryRun bool) (removed, gone []string, left []dirLeft) {
-	removed, gone, left = []string{}, []string{}, []dirLeft{}
+func removeRunDirs(runs []results.Run, dryRun bool) (removed, gone []string, left []dirLeft, kept []string) {
+	removed, gone, left, kept = []string{}, []string{}, []dirLeft{}, []string{}
 	for _, r := range runs {
+		if info, err := os.Lstat(r.Dir); err == nil && info.Mode().IsRegular() {
+			kept = append(kept, r.Dir) // an imported run's file (efaxx import): the user's, and no run directory
+			continue
+		}
 		isGone, why := checkRunDir(r)
 		switch {
 		case isGone:
@@ -247,7 +259,7 @@ func removeRunDirs(runs []results.Run, dryRun bool) (removed, gone []string, lef
 			removed = append(removed, r.Dir)
 		}
 	}
-	return removed, gone, left
+	return removed, gone, left, kept
 }
 
 // checkRunDir says whether run r's directory may be removed: gone when
