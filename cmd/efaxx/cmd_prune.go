@@ -164,14 +164,7 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 		if o.deleteDirs && o.dryRun && len(p.Runs) > 0 {
 			printDirsDryRun(w, p.Runs, rec)
 		} else if o.deleteDirs && len(p.Runs) > 0 {
-			dirs := len(p.Runs) - len(rec.FilesKept)
-			fmt.Fprintf(w, "removed %d of %d run %s", len(rec.DirsRemoved), dirs, plural(dirs, "directory", "directories"))
-			if len(rec.DirsGone) > 0 {
-				fmt.Fprintf(w, " (%d gone already)", len(rec.DirsGone))
-			}
-			if len(rec.FilesKept) > 0 {
-				fmt.Fprintf(w, "; %s, whose files are kept", quantity(len(rec.FilesKept), "imported run"))
-			}
+			dirsSummary(w, "removed", len(p.Runs), rec)
 			if len(rec.DirsLeft) > 0 {
 				fmt.Fprintf(w, "; %d left in place:", len(rec.DirsLeft))
 			}
@@ -198,17 +191,24 @@ func runPrune(ctx context.Context, w, ew io.Writer, o pruneOptions) error {
 	return nil
 }
 
-// printDirsDryRun says which run directories a prune --delete-dirs would
-// remove, and which it would leave in place and why.
-func printDirsDryRun(w io.Writer, runs []results.Run, rec pruneRecord) {
-	dirs := len(runs) - len(rec.FilesKept)
-	fmt.Fprintf(w, "would remove %d of %d run %s", len(rec.DirsRemoved), dirs, plural(dirs, "directory", "directories"))
+// dirsSummary starts the line that says how many of runs' directories
+// prune removed (or would remove), without its end: those gone already
+// and the imported runs' files, which have no directory, set apart.
+func dirsSummary(w io.Writer, verb string, runs int, rec pruneRecord) {
+	dirs := runs - len(rec.FilesKept)
+	fmt.Fprintf(w, "%s %d of %d run %s", verb, len(rec.DirsRemoved), dirs, plural(dirs, "directory", "directories"))
 	if len(rec.DirsGone) > 0 {
 		fmt.Fprintf(w, " (%d gone already)", len(rec.DirsGone))
 	}
 	if len(rec.FilesKept) > 0 {
 		fmt.Fprintf(w, "; %s, whose files are kept", quantity(len(rec.FilesKept), "imported run"))
 	}
+}
+
+// printDirsDryRun says which run directories a prune --delete-dirs would
+// remove, and which it would leave in place and why.
+func printDirsDryRun(w io.Writer, runs []results.Run, rec pruneRecord) {
+	dirsSummary(w, "would remove", len(runs), rec)
 	if len(rec.DirsRemoved) > 0 {
 		fmt.Fprint(w, ":")
 	}
