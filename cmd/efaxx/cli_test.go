@@ -813,13 +813,13 @@ func TestDoctorWithoutSlurm(t *testing.T) {
 // efaxx-runner does, fails the runner check, saying what it printed.
 func TestDoctorNotRunner(t *testing.T) {
 	bin := filepath.Dir(withoutSlurm(t))
-	echo, err := exec.LookPath("/bin/echo")
-	if err != nil {
-		t.Skip(err)
-	}
+	// another program's --version, as /bin/echo's, and one that names efaxx-runner but no version
+	echo := writeFile(t, filepath.Join(bin, "echo"), "#!/bin/sh\necho 'echo (GNU coreutils) 9.1'\n")
 	notRunner := writeFile(t, filepath.Join(bin, "other"), "#!/bin/sh\necho 'efaxx-runner'\n")
-	if err := os.Chmod(notRunner, 0o755); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{echo, notRunner} {
+		if err := os.Chmod(f, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, runner := range []string{echo, notRunner} {
 		code, stdout, stderr := efaxx(t, "--workdir", t.TempDir(), "doctor", "--runner", runner)
