@@ -58,14 +58,14 @@ func (l *Local) Run(ctx context.Context, db *results.DB, s *Sweep) (*Session, []
 	}
 	var runs []LocalRun
 	for i, p := range points {
-		l.printf("[%d/%d] %s: starting %d ranks\n", i+1, len(points), p.Label(), p.Ranks)
+		l.printf("[%d/%d] %s: starting %s\n", i+1, len(points), p.Label(), counted(p.Ranks, "rank"))
 		run, err := l.runPoint(ctx, db, ss, p)
 		if err != nil {
 			return ss, runs, err
 		}
 		runs = append(runs, run)
-		l.printf("[%d/%d] %s: %s (run %d, %d samples)%s\n", i+1, len(points), p.Label(),
-			run.Stored.Status, run.Stored.ID, run.Stored.Samples, reasonSuffix(run.Stored.Reason))
+		l.printf("[%d/%d] %s: %s (run %d, %s)%s\n", i+1, len(points), p.Label(),
+			run.Stored.Status, run.Stored.ID, counted(run.Stored.Samples, "sample"), reasonSuffix(run.Stored.Reason))
 		if ctx.Err() != nil {
 			return ss, runs, ErrInterrupted
 		}
@@ -241,6 +241,14 @@ func (l *Local) printf(format string, args ...any) {
 	if l.Progress != nil {
 		fmt.Fprintf(l.Progress, format, args...)
 	}
+}
+
+// counted writes n and a regular noun, plural as n asks: "1 rank", "2 ranks".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func reasonSuffix(reason string) string {
