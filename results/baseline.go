@@ -356,11 +356,29 @@ func (db *DB) compareSeries(ctx context.Context, f RunFilter, s *BaselineSeries,
 	}
 	cmp.Metric = m
 	for _, size := range slices.Sorted(maps.Keys(s.Values)) {
-		runs, ok := sides[groupKey{benchmark: s.Benchmark, size: size}]
-		if !ok {
+		// The runs' samples of the benchmark itself: not the references a
+		// run measures beside it (cudaMemcpy on GPU memory, proxy's cpu),
+		// which pooled with them would move each run's median.
+		var keys []groupKey
+		for k := range sides {
+			if k.size == size && (s.SampleVariant != "" || !IsReference(s.Benchmark, k.variant)) {
+				keys = append(keys, k)
+			}
+		}
+		switch len(keys) {
+		case 0:
+			continue
+		case 1:
+			rows = append(rows, cmp.baselineRow(s, size, sides[keys[0]], stream<<32|size&0xffffffff))
 			continue
 		}
-		rows = append(rows, cmp.baselineRow(s, size, runs, stream<<32|size&0xffffffff))
+		variants := make([]string, len(keys))
+		for i, k := range keys {
+			variants[i] = k.variant
+		}
+		slices.Sort(variants)
+		return nil, fmt.Sprintf("its runs measure it several ways (variants %s): the series must name one (sample_variant)",
+			strings.Join(variants, ", ")), nil, nil
 	}
 	if len(rows) == 0 {
 		return nil, "no selected run of this benchmark at any of its sizes", nil, nil

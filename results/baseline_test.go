@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"efaxx/results"
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -161,4 +162,51 @@ func TestCompareBaselineSetup(t *testing.T) {
 	if err != nil || len(c.Rows) != 1 || c.Rows[0].Runs.Runs != 1 || len(c.Differ) != 0 || !slices.Equal(c.NotCompared, ids[:2]) {
 		t.Errorf("all three runs: %+v, %v; want the efa run's one row, the others named not compared", c, err)
 	}
+}
+
+// TestCompareBaselineReferences: runs on GPU memory are put beside a
+// series by their network samples alone, not with the cudaMemcpy and
+// staged copies rank 0 times beside them, which pooled moved each run's
+// median; a series whose runs measure it several ways must name one.
+func TestCompareBaselineReferences(t *testing.T) {
+	db := MustOpenDB(t)
+	b := testBaseline("v1")
+	b.Series = append(b.Series[:1], results.BaselineSeries{Benchmark: "write", Variant: "Ways", Metric: "gbps",
+		File: "f", Commit: "c", Denominator: "d", Params: map[string]any{"memory": "pinned"}, Values: map[uint64]float64{4096: 8}})
+	if _, err := db.ImportBaseline(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	// Each rank writes at 8 Gbps (4096 B in 4096 ns); rank 0 also copies at 800 and 80.
+	sample := func(variant string, ns uint64) record.Sample {
+		return record.Sample{Peer: 1, Role: "initiator", Variant: variant, BytesSent: 4096, Iterations: 100, ElapsedNs: 100 * ns,
+			Lat: record.Lat{Min: ns, P50: ns, P99: ns, Max: ns}}
+	}
+	var ids []int64
+	for i, memory := range []string{"device", "device", "device", "device", "device", "device", "pinned"} {
+		ids = append(ids, ingestSynth(t, db, &synth.Run{UID: fmt.Sprint("run", i), Ranks: 2, Sizes: []uint64{4096},
+			Params: map[string]any{"memory": memory}, Samples: func(rank int, size uint64) []record.Sample {
+				switch {
+				case memory == "pinned":
+					return []record.Sample{sample("a", 4096), sample("b", 2048)}
+				case rank == 0:
+					return []record.Sample{sample("", 4096+uint64(i)), sample("cudaMemcpy", 41), sample("staged", 410)}
+				}
+				return []record.Sample{sample("", 4096+uint64(i))}
+			}}))
+	}
+	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Variants: []string{"Single"},
+		Runs: results.RunFilter{IDs: ids[:6]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 1 || c.Rows[0].Runs.Samples != 12 || math.Abs(c.Rows[0].Runs.Median-8) > 0.01 {
+		t.Fatalf("device runs beside a write series: %+v; want one row of their 12 network samples, 8 Gbps", c.Rows)
+	}
+	c, err = db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Variants: []string{"Ways"},
+		Runs: results.RunFilter{IDs: ids[6:]}})
+	if err == nil && len(c.Rows) == 0 && slices.Equal(c.Skipped,
+		[]string{"write Ways gbps: its runs measure it several ways (variants a, b): the series must name one (sample_variant)"}) {
+		return
+	}
+	t.Errorf("a run of two variants beside a series that names none: %+v, %v; want it skipped, naming them", c, err)
 }

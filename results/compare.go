@@ -128,6 +128,7 @@ type CompareRow struct {
 	Benchmark string         `json:"benchmark"`
 	Params    map[string]any `json:"params"`
 	Size      uint64         `json:"size"`
+	Variant   string         `json:"variant"` // the samples' variant ("floor", "cudaMemcpy"); "" for a run that measures one way
 	A         SideStat       `json:"a"`
 	B         SideStat       `json:"b"`
 	Judgement
@@ -202,11 +203,16 @@ func (db *DB) Compare(ctx context.Context, c Compare) (*Comparison, error) {
 	return res, nil
 }
 
-// groupKey names a group: benchmark, the by parameters' JSON, size.
+// groupKey names a group: benchmark, the by parameters' JSON, size and
+// the samples' variant. What a run measures beside its benchmark (the
+// queue's floor, cudaMemcpy on GPU memory) is a group of its own: pooled
+// with the benchmark's samples, it would move a run's median and hide
+// how much the benchmark itself changed.
 type groupKey struct {
 	benchmark string
 	params    string // the by parameters' JSON texts, NUL-separated
 	size      uint64
+	variant   string
 }
 
 // side holds the samples of one side of one group, run by run.
@@ -253,7 +259,7 @@ func (db *DB) loadSide(ctx context.Context, f RunFilter, m Metric, by []string) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT `+group+`, v.run_id, v.x`+from, args...)
+	rows, err := db.db.QueryContext(ctx, `SELECT `+group+`, v.variant, v.run_id, v.x`+from, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +275,7 @@ func (db *DB) loadSide(ctx context.Context, f RunFilter, m Metric, by []string) 
 			keys[i] = new(string)
 			dest = append(dest, &nullText{s: keys[i]})
 		}
-		dest = append(dest, &k.size, &run, &x)
+		dest = append(dest, &k.size, &k.variant, &run, &x)
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
@@ -325,7 +331,8 @@ func (c Compare) judge(a, b map[groupKey]*side, by []string) (rows []CompareRow,
 	}
 	onlyB = len(b) - len(keys)
 	slices.SortFunc(keys, func(x, y groupKey) int {
-		return cmp.Or(cmp.Compare(x.benchmark, y.benchmark), cmp.Compare(x.params, y.params), cmp.Compare(x.size, y.size))
+		return cmp.Or(cmp.Compare(x.benchmark, y.benchmark), cmp.Compare(x.params, y.params), cmp.Compare(x.size, y.size),
+			cmp.Compare(x.variant, y.variant))
 	})
 	rows = make([]CompareRow, len(keys))
 	var wg sync.WaitGroup
@@ -350,7 +357,7 @@ func (c Compare) judge(a, b map[groupKey]*side, by []string) (rows []CompareRow,
 // testOne compares one group: its sides, ratio, interval and p-value;
 // stream picks the bootstrap's random stream.
 func (c Compare) testOne(k groupKey, a, b *side, stream uint64, by []string) CompareRow {
-	r := CompareRow{Benchmark: k.benchmark, Params: paramsOf(k, by), Size: k.size, A: a.stat(), B: b.stat()}
+	r := CompareRow{Benchmark: k.benchmark, Params: paramsOf(k, by), Size: k.size, Variant: k.variant, A: a.stat(), B: b.stat()}
 	r.Judgement = c.interval(a, b, stream)
 	r.Ratio, r.lower = r.B.Median/r.A.Median, c.Metric.Lower
 	what := fmt.Sprintf("%s in A, %s in B", runCount(r.A.Runs), runCount(r.B.Runs))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"efaxx/results"
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -181,5 +182,48 @@ func TestCompare_TooFewForManySizes(t *testing.T) {
 	got, c := verdicts(t, db, a, b, "gbps")
 	if got[65536] != results.VerdictSame || !strings.Contains(c.Note, "4 of the 4 rows tested cannot be significant alone") {
 		t.Errorf("4 runs a side, one of 4 sizes 20%% slower: %q, note %q; want ~ and a note", got[65536], c.Note)
+	}
+}
+
+// queueRun is a queue run of one rank whose ring takes ring ns a command
+// and whose floor, measured beside it, 300 ns.
+func queueRun(uid string, ring float64) *synth.Run {
+	return &synth.Run{UID: uid, Benchmark: "queue", Ranks: 1, Sizes: []uint64{64}, Params: map[string]any{"mode": "nbi"},
+		Samples: func(rank int, size uint64) []record.Sample {
+			sample := func(variant string, ns float64) record.Sample {
+				t := uint64(ns)
+				return record.Sample{Peer: -1, Role: "initiator", Variant: variant, BytesSent: size, Iterations: 1000,
+					ElapsedNs: 1000 * t, Lat: record.Lat{Min: t, P50: t, P99: t, Max: t}}
+			}
+			return []record.Sample{sample("ring", ring), sample("floor", 300)}
+		}}
+}
+
+// TestCompare_VariantsApart: what a run measures beside its benchmark
+// (the queue's floor) is compared apart from it. Pooled, each run's value
+// was the mean of ring and floor, and a ring 20% slower read as 5%
+// worse, no regression.
+func TestCompare_VariantsApart(t *testing.T) {
+	db := MustOpenDB(t)
+	var a, b []int64
+	for i := range 5 {
+		a = append(a, ingestSynth(t, db, queueRun(fmt.Sprint("a", i), 1000+float64(i))))
+		b = append(b, ingestSynth(t, db, queueRun(fmt.Sprint("b", i), 1250+float64(i))))
+	}
+	_, c := verdicts(t, db, a, b, "mops")
+	if len(c.Rows) != 2 {
+		t.Fatalf("compare of ring and floor: %d rows, want 2, one a variant: %+v", len(c.Rows), c.Rows)
+	}
+	floor, ring := c.Rows[0], c.Rows[1]
+	if floor.Variant != "floor" || floor.Verdict != results.VerdictSame || math.Abs(floor.Ratio-1) > 1e-9 {
+		t.Errorf("floor row: %+v, want the floor unchanged", floor)
+	}
+	if ring.Variant != "ring" || ring.Verdict != results.VerdictRegression || math.Abs(ring.Ratio-0.8) > 0.01 {
+		t.Errorf("ring row: %+v, want a regression to 0.8", ring)
+	}
+	q, err := db.Query(t.Context(), results.Query{Filter: results.RunFilter{IDs: a}, Metric: mustMetric(t, "mops"), By: []string{},
+		ByVariant: true})
+	if err != nil || len(q.Rows) != 2 || q.Rows[0].Variant != "floor" || q.Rows[1].Variant != "ring" || q.Rows[1].Max > 1.001 {
+		t.Errorf("query by variant: %+v, %v; want a floor row and a ring row of at most 1 Mops", q, err)
 	}
 }

@@ -25,6 +25,12 @@ type Query struct {
 	// size. Nil groups by every parameter whose value differs between the
 	// selected runs; empty groups by benchmark and size alone.
 	By []string
+
+	// ByVariant groups by the samples' variant too, so that what a run
+	// measures beside its benchmark (the queue's floor, cudaMemcpy on GPU
+	// memory, proxy's cpu) is not pooled with it. Without it, a size's
+	// samples are aggregated whatever their variant (harness.Check).
+	ByVariant bool
 }
 
 // Agg is a metric aggregated over a group of samples. Median and P99 are
@@ -46,6 +52,7 @@ type QueryRow struct {
 	Benchmark string         `json:"benchmark"`
 	Params    map[string]any `json:"params"` // the By parameters' values; nil for a run without one
 	Size      uint64         `json:"size"`
+	Variant   string         `json:"variant"` // the samples' variant, with ByVariant; "" for a run that measures one way
 	Agg
 }
 
@@ -65,7 +72,7 @@ func (db *DB) Query(ctx context.Context, q Query) (*QueryResult, error) {
 			return nil, fmt.Errorf("query %s: %w", q.Metric.Name, err)
 		}
 	}
-	query, args, err := groupSQL(q.Filter, q.Metric, by, aggColumns)
+	query, args, err := groupSQL(q.Filter, q.Metric, by, q.ByVariant, aggColumns)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", q.Metric.Name, err)
 	}
@@ -76,7 +83,7 @@ func (db *DB) Query(ctx context.Context, q Query) (*QueryResult, error) {
 	defer rows.Close()
 	res := &QueryResult{Metric: q.Metric, By: by, Rows: []QueryRow{}}
 	for rows.Next() {
-		r, err := scanQueryRow(rows, by)
+		r, err := scanQueryRow(rows, by, q.ByVariant)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.Metric.Name, err)
 		}
@@ -92,23 +99,27 @@ func (db *DB) Query(ctx context.Context, q Query) (*QueryResult, error) {
 const aggColumns = `COUNT(v.x), COUNT(DISTINCT v.run_id), MIN(v.x), median(v.x), AVG(v.x), MAX(v.x), percentile(v.x, 99)`
 
 // groupSQL returns a query with one row per group of benchmark, the
-// values of the by parameters and size. Its columns are the benchmark,
-// one per by parameter (the value's JSON text, NULL where a point lacks
-// it), the size, then cols, which read the group's rows as v: v.run_id,
+// values of the by parameters, size and, with variants, the samples'
+// variant. Its columns are the benchmark, one per by parameter (the
+// value's JSON text, NULL where a point lacks it), the size, the variant
+// with variants, then cols, which read the group's rows as v: v.run_id,
 // v.size and v.x, the metric's value of a sample.
-func groupSQL(f RunFilter, m Metric, by []string, cols string) (string, []any, error) {
+func groupSQL(f RunFilter, m Metric, by []string, variants bool, cols string) (string, []any, error) {
 	from, group, args, err := samplesFrom(f, m, by)
 	if err != nil {
 		return "", nil, err
+	}
+	if variants {
+		group += `, v.variant`
 	}
 	return `SELECT ` + group + `, ` + cols + from + ` GROUP BY ` + group + ` ORDER BY ` + group, args, nil
 }
 
 // samplesFrom returns the FROM clause, with its WITH before it, of every
 // sample of the runs f selects for which metric m has a value, as
-// v(benchmark, k0..kn, run_id, size, x, p50, p99): k are the by
+// v(benchmark, k0..kn, run_id, size, variant, x, p50, p99): k are the by
 // parameters' JSON, x the metric's value, p50 and p99 the sample's
-// iteration times in ns. group lists v's key columns.
+// iteration times in ns. group lists v's key columns but the variant.
 func samplesFrom(f RunFilter, m Metric, by []string) (from, group string, args []any, err error) {
 	where, whereArgs := f.where()
 	var keys, vkeys []string
@@ -129,7 +140,7 @@ func samplesFrom(f RunFilter, m Metric, by []string) (from, group string, args [
 			SELECT r.id, r.benchmark` + strings.Join(keys, "") + `
 			FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id` + where + `
 		)
-		SELECT sel.*, s.run_id, s.size, ` + m.sql + ` AS x, s.lat_p50_ns AS p50, s.lat_p99_ns AS p99
+		SELECT sel.*, s.run_id, s.size, s.variant, ` + m.sql + ` AS x, s.lat_p50_ns AS p50, s.lat_p99_ns AS p99
 		FROM sel JOIN runs r ON r.id = sel.id JOIN samples s ON s.run_id = sel.id
 		WHERE (` + m.sql + `) IS NOT NULL` + variantSQL(f, &args) + `
 	) v`
@@ -155,14 +166,18 @@ func paramPath(name string) (string, error) {
 }
 
 // scanQueryRow reads one row of a groupSQL query with aggColumns.
-func scanQueryRow(rows *sql.Rows, by []string) (QueryRow, error) {
+func scanQueryRow(rows *sql.Rows, by []string, variants bool) (QueryRow, error) {
 	var r QueryRow
 	keys := make([]sql.NullString, len(by))
 	dest := []any{&r.Benchmark}
 	for i := range keys {
 		dest = append(dest, &keys[i])
 	}
-	dest = append(dest, &r.Size, &r.Count, &r.Runs, &r.Min, &r.Median, &r.Mean, &r.Max, &r.P99)
+	dest = append(dest, &r.Size)
+	if variants {
+		dest = append(dest, &r.Variant)
+	}
+	dest = append(dest, &r.Count, &r.Runs, &r.Min, &r.Median, &r.Mean, &r.Max, &r.P99)
 	if err := rows.Scan(dest...); err != nil {
 		return r, err
 	}

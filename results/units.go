@@ -43,3 +43,13 @@ func UnitOf(benchmark string) Unit {
 	}
 	return Unit{Metric: "gbps"}
 }
+
+// IsReference reports whether a sample variant of benchmark's runs is
+// one of the references a run measures beside the benchmark itself: the
+// benchmark's Reference (the queue's floor, ipc's memcpy, proxy's cpu),
+// and for a network benchmark on GPU memory both copies rank 0 times,
+// cudaMemcpy and staged (native/cuda.c).
+func IsReference(benchmark, variant string) bool {
+	ref := UnitOf(benchmark).Reference
+	return variant != "" && (variant == ref || ref == "cudaMemcpy" && variant == "staged")
+}

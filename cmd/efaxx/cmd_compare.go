@@ -22,8 +22,10 @@ func newCompareCommand() *cli.Command {
 		Name:      "compare",
 		Usage:     "compare a metric between two sets of runs, per message size, run against run",
 		ArgsUsage: "A B (or --a ... --b ...; or --baseline NAME RUNS)",
-		Description: `Compares B against A (the reference), per benchmark, parameter values and
-message size, and says which parameters differ between the two sides.
+		Description: `Compares B against A (the reference), per benchmark, parameter values,
+message size and variant (what a run measures beside its benchmark, such
+as the queue's floor or cudaMemcpy on GPU memory, is a row of its own),
+and says which parameters differ between the two sides.
 
 A and B each select runs, given as two arguments or as --a and --b (each
 repeatable: the terms of one side must all hold):
@@ -378,15 +380,23 @@ func valueList(vs []any) string {
 // compareTable lays out the rows of c.
 func compareTable(c *results.Comparison) *table {
 	unit := " (" + c.Metric.Unit + ")"
-	header := append(append([]string{"BENCHMARK"}, upper(c.By)...), "SIZE", "A RUNS", "A MEDIAN"+unit,
-		"B RUNS", "B MEDIAN"+unit, "B/A", "INTERVAL", "P", "VERDICT")
+	variants := slices.ContainsFunc(c.Rows, func(r results.CompareRow) bool { return r.Variant != "" })
+	header := append(append([]string{"BENCHMARK"}, upper(c.By)...), "SIZE")
+	if variants { // as show: a run that measures a size several ways has a row for each
+		header = append(header, "VARIANT")
+	}
+	header = append(header, "A RUNS", "A MEDIAN"+unit, "B RUNS", "B MEDIAN"+unit, "B/A", "INTERVAL", "P", "VERDICT")
 	t := &table{header: header, records: c}
 	for _, r := range c.Rows {
 		row := []string{r.Benchmark}
 		for _, k := range c.By {
 			row = append(row, paramCell(r.Params[k]))
 		}
-		row = append(row, bytesize.Format(r.Size), fmt.Sprint(r.A.Runs), num(r.A.Median),
+		row = append(row, bytesize.Format(r.Size))
+		if variants {
+			row = append(row, dash(r.Variant))
+		}
+		row = append(row, fmt.Sprint(r.A.Runs), num(r.A.Median),
 			fmt.Sprint(r.B.Runs), num(r.B.Median), fmt.Sprintf("%.3f", r.Ratio), intervalCell(r.Judgement),
 			pCell(r.Judgement), verdictCell(r.Verdict))
 		t.add(row...)

@@ -27,7 +27,8 @@ func newQueryCommand() *cli.Command {
 		Usage: "aggregate a metric over stored runs, per benchmark, parameters and message size",
 		Description: `Selects runs with the same filters as efaxx runs, and aggregates one metric
 over all their samples (every rank of every run) per group of benchmark,
-the --by parameters and message size: count, min, median, mean, max, p99.
+the --by parameters, message size and variant (the queue's ring and its
+floor are rows apart, as in show): count, min, median, mean, max, p99.
 Median and p99 are SQLite's percentile() (linear between sorted values).
 By default the groups are split by every parameter whose value differs
 between the selected runs; --by "" pools them all per size.
@@ -68,7 +69,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			q := results.Query{Filter: f, Metric: m}
+			q := results.Query{Filter: f, Metric: m, ByVariant: true}
 			if c.Bool("raw") {
 				if c.IsSet("by") {
 					return &usageError{msg: "--raw exports samples, which are not grouped: --by does not apply"}
@@ -102,15 +103,23 @@ func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results
 		return err
 	}
 	unit := " (" + res.Metric.Unit + ")"
-	header := append(append([]string{"BENCHMARK"}, upper(res.By)...), "SIZE", "RUNS", "SAMPLES",
-		"MIN"+unit, "MEDIAN"+unit, "MEAN"+unit, "MAX"+unit, "P99"+unit)
+	variants := slices.ContainsFunc(res.Rows, func(r results.QueryRow) bool { return r.Variant != "" })
+	header := append(append([]string{"BENCHMARK"}, upper(res.By)...), "SIZE")
+	if variants { // as show: a run that measures a size several ways has a row for each
+		header = append(header, "VARIANT")
+	}
+	header = append(header, "RUNS", "SAMPLES", "MIN"+unit, "MEDIAN"+unit, "MEAN"+unit, "MAX"+unit, "P99"+unit)
 	t := &table{header: header, records: res}
 	for _, r := range res.Rows {
 		row := []string{r.Benchmark}
 		for _, k := range res.By {
 			row = append(row, paramCell(r.Params[k]))
 		}
-		row = append(row, bytesize.Format(r.Size), fmt.Sprint(r.Runs), fmt.Sprint(r.Count),
+		row = append(row, bytesize.Format(r.Size))
+		if variants {
+			row = append(row, dash(r.Variant))
+		}
+		row = append(row, fmt.Sprint(r.Runs), fmt.Sprint(r.Count),
 			num(r.Min), num(r.Median), num(r.Mean), num(r.Max), num(r.P99))
 		t.add(row...)
 	}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"efaxx/results"
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -54,5 +56,35 @@ func TestCompareOneRunASide(t *testing.T) {
 	_, stdout, stderr := efaxx(t, "--db", db, "compare", "--min-runs", "1", "1", "2")
 	if !strings.Contains(stdout, "a verdict needs 1 run a side") || strings.Contains(stdout+stderr, " 1 runs") {
 		t.Errorf("efaxx compare --min-runs 1 1 2 does not say 1 run:\n%s%s", stdout, stderr)
+	}
+}
+
+// TestCompareVariants: compare and query give each variant of a run's
+// samples a row of its own, named, as show does: the queue's ring apart
+// from the floor measured beside it.
+func TestCompareVariants(t *testing.T) {
+	var runs []*synth.Run
+	for i := range 10 {
+		ring := uint64(1000 + 250*(i/5) + i%5) // runs 6-10: the ring 20% slower
+		runs = append(runs, &synth.Run{UID: fmt.Sprint("q", i), Benchmark: "queue", Ranks: 1, Sizes: []uint64{64},
+			Params: map[string]any{"mode": "nbi"}, Samples: func(int, uint64) []record.Sample {
+				return []record.Sample{
+					{Peer: -1, Role: "initiator", Variant: "ring", BytesSent: 64, Iterations: 1000, ElapsedNs: 1000 * ring,
+						Lat: record.Lat{Min: ring, P50: ring, P99: ring, Max: ring}},
+					{Peer: -1, Role: "initiator", Variant: "floor", BytesSent: 64, Iterations: 1000, ElapsedNs: 300_000,
+						Lat: record.Lat{Min: 300, P50: 300, P99: 300, Max: 300}},
+				}
+			}})
+	}
+	db := writeSynth(t, runs...)
+	code, stdout, stderr := efaxx(t, "--db", db, "compare", "--metric", "mops", "--format", "csv", "1,2,3,4,5", "6,7,8,9,10")
+	if code != 1 || !strings.HasPrefix(stdout, "BENCHMARK,SIZE,VARIANT,A RUNS,") || !strings.Contains(stdout, "\nqueue,64B,floor,5,3.333,5,3.333,1.000,") ||
+		!strings.Contains(stdout, "\nqueue,64B,ring,5,") || !strings.HasSuffix(stdout, ",REGRESSION\n") {
+		t.Errorf("efaxx compare of queue runs = %d, want 1, the floor unchanged and the ring a regression, a row each:\n%s%s",
+			code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "query", "--benchmark", "queue", "--format", "csv")
+	if code != 0 || !strings.HasPrefix(stdout, "BENCHMARK,SIZE,VARIANT,RUNS,") || strings.Count(stdout, "\n") != 3 {
+		t.Errorf("efaxx query --benchmark queue = %d, want a row for the floor and one for the ring:\n%s%s", code, stdout, stderr)
 	}
 }
