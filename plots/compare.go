@@ -49,7 +49,7 @@ func compare(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) 
 	for i, r := range c.Rows {
 		rows[i] = results.SeriesRow{Keys: compareKeys(p.Series, r), X: float64(r.Size)}
 		k := strings.Join(rows[i].Keys, " ")
-		points[k] = append(points[k], Point{X: float64(r.Size), Y: r.Ratio, Lo: r.Lo, Hi: r.Hi})
+		points[k] = append(points[k], Point{X: float64(r.Size), Y: float64(r.Ratio), Lo: r.Lo, Hi: r.Hi})
 	}
 	pd, err := ratioPanel(p, m, rows, points, intervalBasis(c.Rows))
 	if err != nil {
@@ -148,7 +148,7 @@ func compareBaseline(ctx context.Context, db *results.DB, p *Panel, runs []resul
 		if points[k] == nil {
 			keys = append(keys, k)
 		}
-		points[k] = append(points[k], Point{X: float64(r.Size), Y: r.Ratio, Lo: r.Lo, Hi: r.Hi})
+		points[k] = append(points[k], Point{X: float64(r.Size), Y: float64(r.Ratio), Lo: r.Lo, Hi: r.Hi})
 	}
 	pd := &PanelData{XLabel: p.xLabel(), XScale: p.xScale(), YScale: p.yScale(), runs: runs,
 		YLabel: "ratio, runs / published value (median; 95% interval)", Rules: []Rule{{Y: 1, Label: "same"}}}

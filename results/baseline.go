@@ -469,7 +469,7 @@ func (c Compare) baselineRow(s *BaselineSeries, size uint64, runs *side, stream 
 	ref := s.Values[size]
 	r := BaselineRow{Series: s, Variant: s.Variant, Metric: s.Metric, Size: size, Baseline: ref, Runs: runs.stat()}
 	r.Judgement = c.interval(&side{runs: map[int64][]float64{0: {ref}}}, runs, stream)
-	r.Ratio, r.lower = r.Runs.Median/ref, c.Metric.Lower
+	r.Ratio, r.lower = Float(r.Runs.Median/ref), c.Metric.Lower
 	r.minP = minSignedRank(r.Runs.Runs)
 	if r.Note = c.tooFew(runCount(r.Runs.Runs), "", r.Runs.Runs, r.minP); r.Note == "" {
 		values := runs.runValues()

@@ -100,6 +100,19 @@ func (c Compare) defaults() Compare {
 	return c
 }
 
+// Float is a float64 that JSON writes as null where it has no finite
+// value, as a ratio over a median of 0: encoding/json refuses NaN and
+// ±Inf, which failed the whole of compare's JSON output.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
 // SideStat is one side of a compared group.
 type SideStat struct {
 	Runs    int     `json:"runs"`    // runs with samples in the group
@@ -109,8 +122,8 @@ type SideStat struct {
 
 // Judgement is how one group was judged.
 type Judgement struct {
-	Ratio     float64  `json:"ratio"`              // B over A: the sides' medians
-	Lo        *float64 `json:"ci_lo,omitempty"`    // the bootstrap interval of Ratio; nil when nothing can be resampled
+	Ratio     Float    `json:"ratio"`              // B over A: the sides' medians; +Inf or NaN over a median of 0 (JSON: null)
+	Lo        *float64 `json:"ci_lo,omitempty"`    // the bootstrap interval of Ratio; nil when nothing can be resampled, or an end has no value
 	Hi        *float64 `json:"ci_hi,omitempty"`    //
 	Interval  string   `json:"interval,omitempty"` // what the interval resamples: IntervalRuns or IntervalRanks
 	Test      string   `json:"test"`
@@ -359,7 +372,7 @@ func (c Compare) judge(a, b map[groupKey]*side, by []string) (rows []CompareRow,
 func (c Compare) testOne(k groupKey, a, b *side, stream uint64, by []string) CompareRow {
 	r := CompareRow{Benchmark: k.benchmark, Params: paramsOf(k, by), Size: k.size, Variant: k.variant, A: a.stat(), B: b.stat()}
 	r.Judgement = c.interval(a, b, stream)
-	r.Ratio, r.lower = r.B.Median/r.A.Median, c.Metric.Lower
+	r.Ratio, r.lower = Float(r.B.Median/r.A.Median), c.Metric.Lower
 	what := fmt.Sprintf("%s in A, %s in B", runCount(r.A.Runs), runCount(r.B.Runs))
 	r.minP = minMannWhitney(r.A.Runs, r.B.Runs)
 	if r.Note = c.tooFew(what, " a side", min(r.A.Runs, r.B.Runs), r.minP); r.Note == "" {
@@ -387,6 +400,10 @@ func (c Compare) interval(a, b *side, stream uint64) Judgement {
 		return j
 	}
 	lo, hi := c.Bootstrap.ratioCI(va, vb, stream)
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) { // resamples of a median of 0
+		j.Interval = ""
+		return j
+	}
 	j.Lo, j.Hi = &lo, &hi
 	return j
 }
@@ -432,7 +449,7 @@ func (c Compare) decide(js []*Judgement) (note string) {
 			continue
 		}
 		r.PAdjusted = &adj[i]
-		r.Verdict = c.verdict(r.Ratio, r.lower, adj[i] < c.Alpha)
+		r.Verdict = c.verdict(float64(r.Ratio), r.lower, adj[i] < c.Alpha)
 	}
 	tested, weak, best := 0, 0, 0.0
 	for _, r := range js {
@@ -462,7 +479,7 @@ func (c Compare) verdict(ratio float64, lower, significant bool) string {
 		change = ratio - 1 // how much longer B takes
 	}
 	switch {
-	case !significant || change == 0:
+	case !significant || change == 0 || math.IsNaN(change): // NaN: both medians 0, no change between them
 		return VerdictSame
 	case change > c.Threshold:
 		return VerdictRegression

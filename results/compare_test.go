@@ -215,10 +215,10 @@ func TestCompare_VariantsApart(t *testing.T) {
 		t.Fatalf("compare of ring and floor: %d rows, want 2, one a variant: %+v", len(c.Rows), c.Rows)
 	}
 	floor, ring := c.Rows[0], c.Rows[1]
-	if floor.Variant != "floor" || floor.Verdict != results.VerdictSame || math.Abs(floor.Ratio-1) > 1e-9 {
+	if floor.Variant != "floor" || floor.Verdict != results.VerdictSame || math.Abs(float64(floor.Ratio)-1) > 1e-9 {
 		t.Errorf("floor row: %+v, want the floor unchanged", floor)
 	}
-	if ring.Variant != "ring" || ring.Verdict != results.VerdictRegression || math.Abs(ring.Ratio-0.8) > 0.01 {
+	if ring.Variant != "ring" || ring.Verdict != results.VerdictRegression || math.Abs(float64(ring.Ratio)-0.8) > 0.01 {
 		t.Errorf("ring row: %+v, want a regression to 0.8", ring)
 	}
 	q, err := db.Query(t.Context(), results.Query{Filter: results.RunFilter{IDs: a}, Metric: mustMetric(t, "mops"), By: []string{},

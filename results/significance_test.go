@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -147,5 +148,25 @@ func TestBenjaminiHochberg(t *testing.T) {
 		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-12 {
 			t.Fatalf("benjaminiHochberg = %v, want %v", got, want)
 		}
+	}
+}
+
+// TestVerdict_NoRatio: where both sides' medians are 0, B/A is NaN; a
+// significant test then read as "better" (NaN is neither 0 nor above the
+// threshold). The medians do not differ: "same". In JSON, a ratio with
+// no finite value is null, where encoding/json failed the whole output.
+func TestVerdict_NoRatio(t *testing.T) {
+	c := Compare{}.defaults()
+	for _, lower := range []bool{false, true} {
+		if v := c.verdict(math.NaN(), lower, true); v != VerdictSame {
+			t.Errorf("verdict(NaN, lower %v, significant) = %s, want %s", lower, v, VerdictSame)
+		}
+	}
+	if v := c.verdict(math.Inf(1), true, true); v != VerdictRegression {
+		t.Errorf("verdict(+Inf, a time, significant) = %s, want %s", v, VerdictRegression)
+	}
+	b, err := json.Marshal([]Float{Float(math.NaN()), Float(math.Inf(1)), Float(math.Inf(-1)), 1.5})
+	if err != nil || string(b) != "[null,null,null,1.5]" {
+		t.Errorf("json.Marshal of NaN, +Inf, -Inf, 1.5 = %s, %v; want [null,null,null,1.5]", b, err)
 	}
 }

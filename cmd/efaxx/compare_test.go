@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -86,5 +87,38 @@ func TestCompareVariants(t *testing.T) {
 	code, stdout, stderr = efaxx(t, "--db", db, "query", "--benchmark", "queue", "--format", "csv")
 	if code != 0 || !strings.HasPrefix(stdout, "BENCHMARK,SIZE,VARIANT,RUNS,") || strings.Count(stdout, "\n") != 3 {
 		t.Errorf("efaxx query --benchmark queue = %d, want a row for the floor and one for the ring:\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestCompareZeroMedian: a side whose median is 0 (a latency a tool did
+// not print) makes B/A +Inf: the table says so, and JSON writes null,
+// with the verdict's exit status, where it failed with "json:
+// unsupported value: +Inf" (exit 3).
+func TestCompareZeroMedian(t *testing.T) {
+	var runs []*synth.Run
+	for i := range 10 {
+		lat := uint64(100 * (i / 5)) // runs 1-5: no latency; 6-10: 100 ns
+		runs = append(runs, &synth.Run{UID: fmt.Sprint("z", i), Ranks: 2, Sizes: []uint64{64},
+			Samples: func(rank int, _ uint64) []record.Sample {
+				return []record.Sample{{Peer: 1 - rank, Role: "initiator", BytesSent: 64, Iterations: 1000, ElapsedNs: 1e6 + uint64(i),
+					Lat: record.Lat{P50: lat, P99: lat, Max: lat}}}
+			}})
+	}
+	db := writeSynth(t, runs...)
+	code, stdout, stderr := efaxx(t, "--db", db, "compare", "--metric", "lat_us", "--format", "json", "1,2,3,4,5", "6,7,8,9,10")
+	var c struct {
+		Rows []struct {
+			Ratio   *float64
+			Verdict string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil || code != 1 || len(c.Rows) != 1 || c.Rows[0].Ratio != nil ||
+		c.Rows[0].Verdict != "regression" {
+		t.Errorf("efaxx compare --format json of a median of 0 = %d, %+v, %v; want 1, ratio null, a regression\n%s%s",
+			code, c, err, stdout, stderr)
+	}
+	if code, stdout, _ := efaxx(t, "--db", db, "compare", "--metric", "lat_us", "--format", "csv", "1,2,3,4,5", "6,7,8,9,10"); code != 1 ||
+		!strings.Contains(stdout, ",+Inf,-,") {
+		t.Errorf("efaxx compare --format csv of a median of 0 = %d, want 1, B/A +Inf and no interval:\n%s", code, stdout)
 	}
 }
