@@ -62,7 +62,12 @@ type SlowHost struct {
 // temp.spread(size, rank, x, speed), speed as described at Spread. They
 // are made once per RankSpread, on one connection, and the three queries
 // read them, rather than each deriving every sample's value again.
-func spreadSQL(m Metric) []string {
+//
+// The samples of the references a run measures beside its benchmark
+// (refs: rank 0's cudaMemcpy on GPU memory, the queue's floor) are left
+// out: pooled, they moved each size's median and made rank 0 look fast
+// and the others slow.
+func spreadSQL(m Metric, refs []string) []string {
 	speed := `v.x / med.m`
 	if m.Lower {
 		speed = `med.m / v.x`
@@ -72,7 +77,7 @@ func spreadSQL(m Metric) []string {
 		`DROP TABLE IF EXISTS temp.spread_med`,
 		`CREATE TEMP TABLE spread_v AS
 			SELECT s.size, s.rank, s.rails, ` + m.sql + ` AS x
-			FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1`,
+			FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1 AND s.variant NOT IN (` + sqlList(refs) + `)`,
 		`CREATE TEMP TABLE spread_med AS SELECT size, median(x) AS m FROM temp.spread_v GROUP BY size`,
 		`CREATE TEMP TABLE spread AS
 			SELECT v.size, v.rank, v.rails, v.x, CASE WHEN med.m > 0 AND v.x > 0 THEN ` + speed + ` END AS speed
@@ -101,7 +106,11 @@ func (db *DB) RankSpread(ctx context.Context, id int64, m Metric, n int) (*Sprea
 
 // rankSpread makes the spread tables on conn, reads them and drops them.
 func rankSpread(ctx context.Context, conn *sql.Conn, id int64, m Metric, n int) (*Spread, error) {
-	for _, q := range spreadSQL(m) {
+	var benchmark string
+	if err := conn.QueryRowContext(ctx, `SELECT benchmark FROM runs WHERE id = ?`, id).Scan(&benchmark); err != nil {
+		return nil, err
+	}
+	for _, q := range spreadSQL(m, References(benchmark)) {
 		if _, err := conn.ExecContext(ctx, q, id); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -76,5 +77,36 @@ func TestRankSpread_Rails(t *testing.T) {
 	}
 	if sp, err := db.RankSpread(t.Context(), plain, mustMetric(t, "gbps"), 5); err != nil || len(sp.Rails) != 0 {
 		t.Errorf("rails of a run without them = %+v, %v; want none", sp.Rails, err)
+	}
+}
+
+// TestRankSpread_References: the copies rank 0 times beside a network
+// benchmark on GPU memory are not ranks' samples of it. Pooled, two ranks
+// at one rate had a median half as high again, and rank 1 was named
+// slowest at 0.67.
+func TestRankSpread_References(t *testing.T) {
+	db := MustOpenDB(t)
+	sample := func(variant string, ns uint64) record.Sample {
+		return record.Sample{Peer: -1, Role: "initiator", Variant: variant, BytesSent: 4096, Iterations: 100, ElapsedNs: 100 * ns,
+			Lat: record.Lat{Min: ns, P50: ns, P99: ns, Max: ns}}
+	}
+	id := ingestSynth(t, db, &synth.Run{UID: "device", Ranks: 2, Sizes: []uint64{4096}, Params: map[string]any{"memory": "device"},
+		Samples: func(rank int, _ uint64) []record.Sample {
+			if rank == 0 {
+				return []record.Sample{sample("", 4096), sample("cudaMemcpy", 410), sample("staged", 2048)}
+			}
+			return []record.Sample{sample("", 4096)}
+		}})
+	sp, err := db.RankSpread(t.Context(), id, mustMetric(t, "gbps"), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Sizes) != 1 || sp.Sizes[0].Samples != 2 || sp.Sizes[0].Median != 8 || sp.Sizes[0].Best != 8 {
+		t.Errorf("sizes: %+v; want the two ranks' samples at 8 Gbps", sp.Sizes)
+	}
+	for _, r := range sp.Ranks {
+		if r.Typical != 1 {
+			t.Errorf("rank %d: typical speed %.2f, want 1: the ranks ran alike", r.Rank, r.Typical)
+		}
 	}
 }

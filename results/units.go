@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 
 	"efaxx/benchmarks"
@@ -50,6 +51,17 @@ func UnitOf(benchmark string) Unit {
 // and for a network benchmark on GPU memory both copies rank 0 times,
 // cudaMemcpy and staged (native/cuda.c).
 func IsReference(benchmark, variant string) bool {
-	ref := UnitOf(benchmark).Reference
-	return variant != "" && (variant == ref || ref == "cudaMemcpy" && variant == "staged")
+	return variant != "" && slices.Contains(References(benchmark), variant)
+}
+
+// References returns the variants IsReference reports for benchmark.
+func References(benchmark string) []string {
+	switch ref := UnitOf(benchmark).Reference; ref {
+	case "":
+		return nil
+	case "cudaMemcpy":
+		return []string{ref, "staged"}
+	default:
+		return []string{ref}
+	}
 }

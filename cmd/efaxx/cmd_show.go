@@ -34,7 +34,8 @@ of the tool (its version, NCCL's, busbw over algbw, ...) and of the ranks.
 
 With --ranks, shows instead how the ranks spread for --metric: per size the
 median, the worst and best sample and the slowest rank, then the slowest
-ranks and hosts. A rank's speed is its value over the size's median
+ranks and hosts, over the samples of the benchmark itself (not the floor
+or reference measured beside it). A rank's speed is its value over the size's median
 (inverted for times): 1.00 is typical, 0.80 is 20% slower.
 
 Example:
