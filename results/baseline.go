@@ -233,6 +233,7 @@ type BaselineComparison struct {
 	Skipped     []string         `json:"skipped"`        // series not compared, and why
 	Differ      []SeriesDiff     `json:"differ"`         // series not compared because no selected run has their setup
 	NotCompared []int64          `json:"not_compared"`   // selected runs whose setup no compared series has
+	NotOK       []int64          `json:"not_ok"`         // selected runs left out as they did not end ok (efaxx compare)
 	Note        string           `json:"note,omitempty"` // when tested rows had too few runs to be significant alone
 }
 
@@ -260,7 +261,7 @@ func (db *DB) CompareBaseline(ctx context.Context, c BaselineCompare) (*Baseline
 	}
 	out := &BaselineComparison{Name: c.Baseline, Description: desc, Hash: hash, Threshold: cmp.Threshold, Alpha: cmp.Alpha,
 		MinRuns: cmp.MinRuns, Bootstrap: cmp.Bootstrap, Series: []BaselineSeries{}, Rows: []BaselineRow{}, Skipped: []string{},
-		Differ: []SeriesDiff{}, NotCompared: []int64{}}
+		Differ: []SeriesDiff{}, NotCompared: []int64{}, NotOK: []int64{}}
 	if err := c.checkSeries(series); err != nil {
 		return nil, err
 	}

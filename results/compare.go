@@ -167,6 +167,11 @@ type Comparison struct {
 	Note      string       `json:"note,omitempty"` // when tested rows had too few runs to be significant alone
 	OnlyA     int          `json:"only_a"`         // groups with samples in A only
 	OnlyB     int          `json:"only_b"`         // groups with samples in B only
+
+	// NotOKA and NotOKB are the runs a side selected but left out, as
+	// they did not end ok (efaxx compare, where a side names no status).
+	NotOKA []int64 `json:"not_ok_a"`
+	NotOKB []int64 `json:"not_ok_b"`
 }
 
 // Count counts the rows whose verdict is v.
@@ -211,7 +216,7 @@ func (db *DB) Compare(ctx context.Context, c Compare) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	res := &Comparison{Metric: c.Metric, By: append([]string{}, by...), Threshold: c.Threshold, Alpha: c.Alpha,
-		MinRuns: c.MinRuns, Bootstrap: c.Bootstrap, Differ: differ}
+		MinRuns: c.MinRuns, Bootstrap: c.Bootstrap, Differ: differ, NotOKA: []int64{}, NotOKB: []int64{}}
 	res.Rows, res.OnlyA, res.OnlyB, res.Note = c.judge(a, b, by)
 	return res, nil
 }

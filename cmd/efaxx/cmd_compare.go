@@ -15,6 +15,7 @@ import (
 	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
+	"efaxx/results/record"
 )
 
 func newCompareCommand() *cli.Command {
@@ -36,6 +37,9 @@ repeatable: the terms of one side must all hold):
    FROM..TO                runs started in a window: now-14d..now-7d, 2026-11-01..2026-11-08,
                            2026-11-25T05:55:00Z..now (each end as --since takes it)
 The filter flags (--benchmark, --param, --status, ...) narrow both sides.
+A side keeps the runs that ended ok unless it names a status (status:STATUS
+or --status): a failed, partial or timed-out run holds only what its ranks
+wrote before they stopped, so the others are left out, and named.
 
 The unit of evidence is a run: a run's value is the median of its samples
 (its ranks) at that size, since a run's ranks share whatever slowed it.
@@ -291,13 +295,20 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 		harness.CheckParamNames(ctx, db, o.By)); err != nil {
 		return err
 	}
-	if err := checkSides(ctx, db, o); err != nil {
+	var notOK [2][]int64
+	for i, f := range []*results.RunFilter{&o.A, &o.B} {
+		if notOK[i], err = keepOK(ctx, db, f); err != nil {
+			return err
+		}
+	}
+	if err := checkSides(ctx, db, o, notOK); err != nil {
 		return err
 	}
 	c, err := db.Compare(ctx, o.Compare)
 	if err != nil {
 		return err
 	}
+	c.NotOKA, c.NotOKB = notOK[0], notOK[1]
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("compare %s with %s: no benchmark, parameters and size in common (%d groups in A only, %d in B only)",
 			o.labelA, o.labelB, c.OnlyA, c.OnlyB)
@@ -317,10 +328,38 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 	return nil
 }
 
-// checkSides says when a side selects no run at all, rather than that
-// the sides have nothing in common, and refuses sides that share runs:
-// a run on both sides is compared with itself, which looks like a pass.
-func checkSides(ctx context.Context, db *results.DB, o compareOptions) error {
+// keepOK narrows f to the runs that ended ok, unless it selects a status
+// itself, and returns the runs it leaves out. A run that failed, timed
+// out or is partial holds what its ranks wrote before they stopped: the
+// sizes it reached, the ranks that finished. Its samples are no evidence
+// of how the point runs, and a side of failed runs read as "~" beside
+// the other, a pass.
+func keepOK(ctx context.Context, db *results.DB, f *results.RunFilter) ([]int64, error) {
+	if f.Status != "" {
+		return []int64{}, nil
+	}
+	all := *f
+	all.Limit = 0
+	runs, err := db.Runs(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	ids := []int64{}
+	for _, r := range runs {
+		if r.Status != record.StatusOK {
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(ids)
+	f.Status = record.StatusOK
+	return ids, nil
+}
+
+// checkSides says when a side selects no run at all, or none that ended
+// ok (notOK, per side, those it left out), rather than that the sides
+// have nothing in common, and refuses sides that share runs: a run on
+// both sides is compared with itself, which looks like a pass.
+func checkSides(ctx context.Context, db *results.DB, o compareOptions, notOK [2][]int64) error {
 	var ids [2][]int64
 	for i, f := range []results.RunFilter{o.A, o.B} {
 		f.Limit = 0
@@ -328,7 +367,11 @@ func checkSides(ctx context.Context, db *results.DB, o compareOptions) error {
 		if err != nil {
 			return err
 		}
-		if len(runs) == 0 {
+		switch {
+		case len(runs) == 0 && len(notOK[i]) > 0:
+			return fmt.Errorf("compare %s with %s: side %s selects no run that ended ok (%s %s did not; status:STATUS or --status compares them)",
+				o.labelA, o.labelB, []string{"A", "B"}[i], plural(len(notOK[i]), "run", "runs"), results.Ranges(notOK[i]))
+		case len(runs) == 0:
 			return fmt.Errorf("compare %s with %s: side %s selects no runs", o.labelA, o.labelB, []string{"A", "B"}[i])
 		}
 		for _, r := range runs {
@@ -357,6 +400,12 @@ func printCompareHead(w io.Writer, c *results.Comparison, a, b string) {
 	}
 	for _, d := range c.Differ {
 		fmt.Fprintf(w, "differs: %s: A %s, B %s\n", d.Key, printable(valueList(d.A)), printable(valueList(d.B)))
+	}
+	for i, ids := range [][]int64{c.NotOKA, c.NotOKB} {
+		if len(ids) > 0 {
+			fmt.Fprintf(w, "left out of %s: %s %s, which did not end ok (status:STATUS or --status compares them)\n",
+				[]string{"A", "B"}[i], plural(len(ids), "run", "runs"), results.Ranges(ids))
+		}
 	}
 	fmt.Fprintf(w, "test: Mann-Whitney U over the runs (a run's value: the median of its samples), two-sided, p adjusted\n")
 	fmt.Fprintf(w, "      across the %d rows (Benjamini-Hochberg); ~ when p >= %g; a verdict needs %s a side\n",

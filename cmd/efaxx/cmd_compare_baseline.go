@@ -29,6 +29,10 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 	if err := harness.CheckFilter(ctx, db, c.Runs); err != nil {
 		return err
 	}
+	notOK, err := keepOK(ctx, db, &c.Runs)
+	if err != nil {
+		return err
+	}
 	res, err := db.CompareBaseline(ctx, c)
 	switch {
 	case errors.Is(err, results.ErrBaselineNotFound):
@@ -38,12 +42,17 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 	case err != nil:
 		return err
 	}
+	res.NotOK = notOK
 	if len(res.Rows) == 0 {
 		n, err := db.CountRuns(ctx, c.Runs)
 		if err != nil {
 			return err
 		}
-		if n == 0 { // say so, rather than that no series has a run
+		switch { // say so, rather than that no series has a run
+		case n == 0 && len(notOK) > 0:
+			return fmt.Errorf("compare %s with baseline %s: %s selects no run that ended ok (%s %s did not; status:STATUS or --status compares them)",
+				label, c.Baseline, label, plural(len(notOK), "run", "runs"), results.Ranges(notOK))
+		case n == 0:
 			return fmt.Errorf("compare %s with baseline %s: %s selects no runs", label, c.Baseline, label)
 		}
 		return fmt.Errorf("compare %s with baseline %s: no series to compare:\n  %s", label, c.Baseline,
@@ -68,6 +77,9 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 		fmt.Fprintf(w, "\n%d rows: %s; not compared: %d series\n", len(res.Rows), verdictCounts(count), len(res.Skipped))
 		if len(res.NotCompared) > 0 {
 			fmt.Fprintf(w, "runs not compared: %s: no compared series has their benchmark and setup\n", results.Ranges(res.NotCompared))
+		}
+		if len(res.NotOK) > 0 {
+			fmt.Fprintf(w, "runs left out: %s, which did not end ok (status:STATUS or --status compares them)\n", results.Ranges(res.NotOK))
 		}
 		if i := slices.IndexFunc(res.Rows, func(r results.BaselineRow) bool { return r.Verdict == results.VerdictInconclusive }); i >= 0 {
 			fmt.Fprintf(w, "inconclusive: too few runs to judge %d rows (%s): neither a pass nor a fail; measure more runs\n",

@@ -122,3 +122,67 @@ func TestCompareZeroMedian(t *testing.T) {
 		t.Errorf("efaxx compare --format csv of a median of 0 = %d, want 1, B/A +Inf and no interval:\n%s", code, stdout)
 	}
 }
+
+// TestCompareNotOK: a side's runs that did not end ok are left out and
+// named, unless it selects a status itself. They were compared as any
+// other: a new build whose every run failed compared "~" with the old
+// one, exit 0, a pass.
+func TestCompareNotOK(t *testing.T) {
+	var runs []*synth.Run
+	for i := range 10 {
+		r := &synth.Run{UID: fmt.Sprint("r", i), Ranks: 2, Sizes: []uint64{4096}, Seed: uint64(i + 1), Noise: 0.01}
+		if i >= 5 { // runs 6-10 failed
+			r.Fail = "verification failed at 4096 B"
+		}
+		runs = append(runs, r)
+	}
+	db := writeSynth(t, runs...)
+	code, _, stderr := efaxx(t, "--db", db, "compare", "1,2,3,4,5", "6,7,8,9,10")
+	if code != 3 || stderr != "efaxx: compare 1,2,3,4,5 with 6,7,8,9,10: side B selects no run that ended ok "+
+		"(runs 6-10 did not; status:STATUS or --status compares them)\n" {
+		t.Errorf("efaxx compare of ok runs with failed ones = %d, %q; want 3, side B has no run that ended ok", code, stderr)
+	}
+	code, stdout, _ := efaxx(t, "--db", db, "compare", "1,2,3,4", "5,6")
+	if code != 0 || !strings.Contains(stdout, "left out of B: run 6, which did not end ok") || !strings.Contains(stdout, "(4 runs in A, 1 run in B:") {
+		t.Errorf("efaxx compare 1,2,3,4 5,6 = %d, want run 6 left out and named:\n%s", code, stdout)
+	}
+	code, stdout, _ = efaxx(t, "--db", db, "compare", "--format", "json", "1,2,3,4", "5,6")
+	var c struct {
+		NotOKA []int64 `json:"not_ok_a"`
+		NotOKB []int64 `json:"not_ok_b"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil || code != 0 || c.NotOKA == nil || len(c.NotOKA) != 0 ||
+		len(c.NotOKB) != 1 || c.NotOKB[0] != 6 {
+		t.Errorf("efaxx compare --format json 1,2,3,4 5,6 = %d, %+v, %v; want not_ok_a [], not_ok_b [6]", code, c, err)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--status", "failed", "6,7", "8,9"); code != 0 {
+		t.Errorf("efaxx compare --status failed 6,7 8,9 = %d, %q; want 0: the status chosen compares them", code, stderr)
+	}
+}
+
+// TestCompareBaselineNotOK: compare --baseline leaves out, and names, the
+// selected runs that did not end ok, as compare does.
+func TestCompareBaselineNotOK(t *testing.T) {
+	var runs []*synth.Run
+	for i := range 7 {
+		r := &synth.Run{UID: fmt.Sprint("w", i), Ranks: 4, Sizes: []uint64{1 << 20}, Noise: 0.01, Seed: uint64(i + 1),
+			Params: map[string]any{"provider": "efa", "memory": "device", "strategy": "single", "ranks": 4, "nodes": 4}}
+		if i == 6 {
+			r.Fail = "rank 0: timed out"
+		}
+		runs = append(runs, r)
+	}
+	db := writeSynth(t, runs...)
+	if code, stdout, stderr := efaxx(t, "--db", db, "import", "baseline", "libefaxx-p5"); code != 0 {
+		t.Fatalf("efaxx import baseline = %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "--variant", "SingleDMA", "sweep:synth")
+	if code != 0 || !strings.Contains(stdout, "64.230     6 ") ||
+		!strings.Contains(stdout, "runs left out: 7, which did not end ok") {
+		t.Errorf("efaxx compare --baseline of 6 ok runs and a failed one = %d, want the 6 compared, run 7 named:\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--baseline", "libefaxx-p5", "7"); code != 3 ||
+		!strings.Contains(stderr, "7 selects no run that ended ok (run 7 did not;") {
+		t.Errorf("efaxx compare --baseline libefaxx-p5 7 = %d, %q; want 3, no run that ended ok", code, stderr)
+	}
+}
