@@ -77,7 +77,8 @@ func spreadSQL(m Metric, refs []string) []string {
 		`DROP TABLE IF EXISTS temp.spread_med`,
 		`CREATE TEMP TABLE spread_v AS
 			SELECT s.size, s.rank, s.rails, ` + m.sql + ` AS x
-			FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1 AND s.variant NOT IN (` + sqlList(refs) + `)`,
+			FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.run_id = ?1 AND s.variant NOT IN (` + sqlList(refs) + `)
+				AND (` + m.sql + `) IS NOT NULL`,
 		`CREATE TEMP TABLE spread_med AS SELECT size, median(x) AS m FROM temp.spread_v GROUP BY size`,
 		`CREATE TEMP TABLE spread AS
 			SELECT v.size, v.rank, v.rails, v.x, CASE WHEN med.m > 0 AND v.x > 0 THEN ` + speed + ` END AS speed

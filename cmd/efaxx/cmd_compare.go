@@ -309,7 +309,15 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 		return err
 	}
 	c.NotOKA, c.NotOKB = notOK[0], notOK[1]
-	if len(c.Rows) == 0 {
+	switch {
+	case len(c.Rows) == 0 && (c.OnlyA == 0 || c.OnlyB == 0):
+		// Not that the sides share nothing: a side has nothing to compare.
+		side := "A"
+		if c.OnlyA > 0 {
+			side = "B"
+		}
+		return fmt.Errorf("compare %s with %s: no sample of side %s has a value of %s", o.labelA, o.labelB, side, c.Metric.Name)
+	case len(c.Rows) == 0:
 		return fmt.Errorf("compare %s with %s: no benchmark, parameters and size in common (%d groups in A only, %d in B only)",
 			o.labelA, o.labelB, c.OnlyA, c.OnlyB)
 	}

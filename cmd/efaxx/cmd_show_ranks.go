@@ -34,6 +34,9 @@ func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id in
 	if err != nil {
 		return err
 	}
+	if len(sp.Sizes) == 0 { // pct_link without a known link speed, a run that stored no samples
+		return fmt.Errorf("show --ranks %d: no sample of run %d has a value of %s", id, id, m.Name)
+	}
 	if format == "json" {
 		return writeTable(w, format, &table{records: showRanksRecord{Run: r, Spread: sp}})
 	}

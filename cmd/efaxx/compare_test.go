@@ -186,3 +186,19 @@ func TestCompareBaselineNotOK(t *testing.T) {
 		t.Errorf("efaxx compare --baseline libefaxx-p5 7 = %d, %q; want 3, no run that ended ok", code, stderr)
 	}
 }
+
+// TestCompareNoValue: a metric that no sample of a side has a value of
+// (pct_link without a known link speed) is said to be so. compare said
+// the sides had no benchmark, parameters and size in common, and show
+// --ranks failed on SQL ("converting NULL to float64 is unsupported").
+func TestCompareNoValue(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}}, &synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Seed: 2})
+	if code, _, stderr := efaxx(t, "--db", db, "compare", "--metric", "pct_link", "1", "2"); code != 3 ||
+		stderr != "efaxx: compare 1 with 2: no sample of side A has a value of pct_link\n" {
+		t.Errorf("efaxx compare --metric pct_link 1 2 = %d, %q; want 3, side A has no value of pct_link", code, stderr)
+	}
+	if code, _, stderr := efaxx(t, "--db", db, "show", "--ranks", "--metric", "pct_link", "1"); code != 3 ||
+		stderr != "efaxx: show --ranks 1: no sample of run 1 has a value of pct_link\n" {
+		t.Errorf("efaxx show --ranks --metric pct_link 1 = %d, %q; want 3, no value of pct_link", code, stderr)
+	}
+}
