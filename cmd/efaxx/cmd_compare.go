@@ -262,15 +262,26 @@ func narrow(f *results.RunFilter, term string, now time.Time) error {
 		return fmt.Errorf("no kind of term %q", kind)
 	}
 	if from, to, ok := strings.Cut(term, ".."); ok {
-		var err error
-		if f.Since, err = parseWhen(from, now); err != nil {
-			return err
-		}
 		if to == "now" {
 			to = ""
 		}
-		f.Until, err = parseWhen(to, now)
-		return err
+		since, err := parseWhen(from, now)
+		if err != nil {
+			return err
+		}
+		until, err := parseWhen(to, now)
+		if err != nil {
+			return err
+		}
+		// A window narrows what --since, --until or another window of the
+		// side selected, as every term does; it does not replace it.
+		if since.After(f.Since) {
+			f.Since = since
+		}
+		if !until.IsZero() && (f.Until.IsZero() || until.Before(f.Until)) {
+			f.Until = until
+		}
+		return nil
 	}
 	for _, part := range strings.Split(term, ",") {
 		id, err := strconv.ParseInt(part, 10, 64)

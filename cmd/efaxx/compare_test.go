@@ -202,3 +202,27 @@ func TestCompareNoValue(t *testing.T) {
 		t.Errorf("efaxx show --ranks --metric pct_link 1 = %d, %q; want 3, no value of pct_link", code, stderr)
 	}
 }
+
+// TestSelectorWindowNarrows: a side's time window narrows what --since,
+// --until and its other terms select, as every term does. It replaced
+// them: compare --since now-7d now-30d..now-20d ... took runs of 30 days
+// ago into A.
+func TestSelectorWindowNarrows(t *testing.T) {
+	now := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	common := results.RunFilter{Since: now.Add(-7 * day), Until: now.Add(-1 * day)}
+	for _, tt := range []struct {
+		terms        []string
+		since, until time.Time
+	}{
+		{[]string{"now-30d..now-20d"}, now.Add(-7 * day), now.Add(-20 * day)}, // selects nothing, as asked
+		{[]string{"now-3d..now"}, now.Add(-3 * day), now.Add(-1 * day)},
+		{[]string{"now-10d..now-2d", "now-5d..now"}, now.Add(-5 * day), now.Add(-2 * day)},
+	} {
+		got, err := selector(tt.terms, common, now)
+		if err != nil || !got.Since.Equal(tt.since) || !got.Until.Equal(tt.until) {
+			t.Errorf("selector(%q) with --since now-7d --until now-1d = %v..%v, %v; want %v..%v",
+				tt.terms, got.Since, got.Until, err, tt.since, tt.until)
+		}
+	}
+}
