@@ -513,6 +513,9 @@ func printCompareFoot(w io.Writer, c *results.Comparison) {
 		fmt.Fprintf(w, "inconclusive: too few runs to judge %d rows (%s): neither a pass nor a fail; measure each side more times\n",
 			n, c.Rows[i].Note)
 	}
+	if c.Note != "" { // rows "~" only because their runs could not show a lone difference: no pass
+		fmt.Fprintln(w, "note: "+c.Note)
+	}
 }
 
 // verdictCounts writes "1 regression, 3 ~, 2 inconclusive".

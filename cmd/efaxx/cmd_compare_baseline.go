@@ -85,6 +85,9 @@ func runCompareBaseline(ctx context.Context, w io.Writer, dbPath, format string,
 			fmt.Fprintf(w, "inconclusive: too few runs to judge %d rows (%s): neither a pass nor a fail; measure more runs\n",
 				count(results.VerdictInconclusive), res.Rows[i].Note)
 		}
+		if res.Note != "" {
+			fmt.Fprintln(w, "note: "+res.Note)
+		}
 	}
 	if count(results.VerdictRegression) > 0 {
 		return errVerdict

@@ -226,3 +226,26 @@ func TestSelectorWindowNarrows(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareWeakNote: where the rows tested have too few runs for a lone
+// difference to be significant among them, the table says so, as JSON's
+// note did: 4 runs a side over 4 sizes, one of them 20% slower, is "~"
+// everywhere, and the table read as a pass.
+func TestCompareWeakNote(t *testing.T) {
+	sizes := []uint64{4096, 65536, 1 << 20, 16 << 20}
+	all := map[int]float64{0: 1.25, 1: 1.25}
+	var runs []*synth.Run
+	for i := range 8 {
+		r := &synth.Run{UID: fmt.Sprint("r", i), Ranks: 2, Sizes: sizes, Noise: 0.01, Seed: uint64(i + 1)}
+		if i >= 4 {
+			r.Slow, r.SlowSizes = all, map[uint64]bool{65536: true}
+		}
+		runs = append(runs, r)
+	}
+	db := writeSynth(t, runs...)
+	code, stdout, _ := efaxx(t, "--db", db, "compare", "1,2,3,4", "5,6,7,8")
+	if code != 0 || !strings.Contains(stdout, "4 rows: 4 ~\n") ||
+		!strings.Contains(stdout, "\nnote: 4 of the 4 rows tested cannot be significant alone: their runs reach p = 0.029 at best") {
+		t.Errorf("efaxx compare of 4 runs a side over 4 sizes = %d, want 0, every row ~ and the note:\n%s", code, stdout)
+	}
+}
