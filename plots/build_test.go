@@ -3,12 +3,14 @@ package plots_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"efaxx/plots"
 	"efaxx/results"
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -231,5 +233,49 @@ func TestSelectLatest(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("latest runs of sweep %s = %v, want %s", sweep, got, want)
 		}
+	}
+}
+
+// TestBuildCompareVariants: a compare panel of runs that measure a size
+// several ways draws a line per variant with series = "variant" (compare
+// gives each variant a row): the queue's ring 20% slower, its floor not.
+func TestBuildCompareVariants(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 8 {
+		sw, ring := "qa", uint64(1000+i)
+		if i >= 4 {
+			sw, ring = "qb", uint64(1250+i)
+		}
+		r := &synth.Run{UID: fmt.Sprint("q", i), Sweep: sw, Benchmark: "queue", Ranks: 1, Sizes: []uint64{64},
+			Params: map[string]any{"mode": "nbi"}, Samples: func(int, uint64) []record.Sample {
+				return []record.Sample{
+					{Peer: -1, Role: "initiator", Variant: "ring", BytesSent: 64, Iterations: 1000, ElapsedNs: 1000 * ring,
+						Lat: record.Lat{Min: ring, P50: ring, P99: ring, Max: ring}},
+					{Peer: -1, Role: "initiator", Variant: "floor", BytesSent: 64, Iterations: 1000, ElapsedNs: 300_000,
+						Lat: record.Lat{Min: 300, P50: 300, P99: 300, Max: 300}},
+				}
+			}}
+		if err := r.Write(filepath.Join(dir, "data", sw, "session", fmt.Sprintf("%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := plots.OpenData(t.Context(), filepath.Join(dir, "data"), filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	fig, err := build(t, db, "kind = \"compare\"\ny = \"mops\"\nseries = \"variant\"\nruns.sweep = \"qb\"\nreference.sweep = \"qa\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"floor": 1, "ring": 0.8}
+	for _, s := range fig.Panels[0].Series {
+		if len(s.Points) != 1 || math.Abs(s.Points[0].Y-want[s.Key]) > 0.01 {
+			t.Errorf("series %q: %+v, want one point at %v", s.Key, s.Points, want[s.Key])
+		}
+		delete(want, s.Key)
+	}
+	if len(want) != 0 {
+		t.Errorf("series %v not drawn", want)
 	}
 }

@@ -30,7 +30,7 @@ func compare(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) 
 	if err != nil {
 		return nil, err
 	}
-	by := slices.DeleteFunc(slices.Clone(p.Series), func(d string) bool { return d == results.DimBenchmark })
+	by := slices.DeleteFunc(slices.Clone(p.Series), func(d string) bool { return d == results.DimBenchmark || d == results.DimVariant })
 	if err := checkDims(slices.Concat(runs, ref), by, results.XSize); err != nil {
 		return nil, err
 	}
@@ -86,6 +86,8 @@ func compareKeys(dims []string, r results.CompareRow) []string {
 	for i, d := range dims {
 		if d == results.DimBenchmark {
 			keys[i] = r.Benchmark
+		} else if d == results.DimVariant { // compare's rows are per variant too
+			keys[i] = r.Variant
 		} else if v, ok := r.Params[d]; ok {
 			keys[i] = results.ParamText(v)
 		}

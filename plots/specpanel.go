@@ -128,8 +128,8 @@ func (d *specDecoder) checkKind(kind string, p *Panel, at func(string) field) {
 		d.fail(at("reference"), badValue("reference, baseline and threshold belong to kind = %q", KindCompare))
 	}
 	for _, s := range p.Series {
-		if compare && s != results.DimBenchmark && !isParam(s) {
-			d.fail(at("series"), badValue("%q: a compare figure's series are parameters or benchmark", s))
+		if compare && s != results.DimBenchmark && s != results.DimVariant && !isParam(s) {
+			d.fail(at("series"), badValue("%q: a compare figure's series are parameters, benchmark or variant", s))
 		}
 	}
 	if compare && p.X != results.XSize {
