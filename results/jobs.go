@@ -59,12 +59,19 @@ func (db *DB) AddJob(ctx context.Context, j *Job) error {
 		return fmt.Errorf("add job %s: %w", j.JobID, err)
 	}
 	now := db.Now().UnixNano()
-	res, err := db.db.ExecContext(ctx, `
+	// Through retryBusy, as every writer: alone, the statement waits
+	// busyTimeout for another process's lock and then fails, and the job,
+	// already submitted, would go unrecorded.
+	var res sql.Result
+	err = retryBusy(ctx, func() (err error) {
+		res, err = db.db.ExecContext(ctx, `
 		INSERT INTO jobs (scheduler, cluster, job_id, name, sweep, sweep_hash, session, session_dir,
 			dir, shape, steps, time_limit_ns, state, source, submitted_ns, updated_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.Scheduler, j.Cluster, j.JobID, j.Name, j.Sweep, j.SweepHash, j.Session, j.SessionDir,
-		j.Dir, j.Shape, string(steps), int64(j.TimeLimit), j.State, j.Source, j.Submitted.UnixNano(), now)
+			j.Scheduler, j.Cluster, j.JobID, j.Name, j.Sweep, j.SweepHash, j.Session, j.SessionDir,
+			j.Dir, j.Shape, string(steps), int64(j.TimeLimit), j.State, j.Source, j.Submitted.UnixNano(), now)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("add job %s: %w", j.JobID, err)
 	}
@@ -75,12 +82,15 @@ func (db *DB) AddJob(ctx context.Context, j *Job) error {
 // UpdateJob stores the state fields of j: state, reason, exit code, node
 // list, source, start, end and settled.
 func (db *DB) UpdateJob(ctx context.Context, j *Job) error {
-	_, err := db.db.ExecContext(ctx, `
+	err := retryBusy(ctx, func() error { // as AddJob
+		_, err := db.db.ExecContext(ctx, `
 		UPDATE jobs SET state = ?, reason = ?, exit_code = ?, node_list = ?, source = ?,
 			started_ns = ?, ended_ns = ?, settled_ns = ?, updated_ns = ?
 		WHERE id = ?`,
-		j.State, j.Reason, j.ExitCode, j.NodeList, j.Source,
-		nullTime(j.Started), nullTime(j.Ended), nullTime(j.Settled), db.Now().UnixNano(), j.ID)
+			j.State, j.Reason, j.ExitCode, j.NodeList, j.Source,
+			nullTime(j.Started), nullTime(j.Ended), nullTime(j.Settled), db.Now().UnixNano(), j.ID)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.JobID, err)
 	}

@@ -69,6 +69,34 @@ func TestJobs_AddUpdateQuery(t *testing.T) {
 	}
 }
 
+// TestJobs_WaitForLock records and updates a job while another process
+// holds the write lock for longer than the busy timeout, as an ingest of
+// a large sweep does: both wait for it, where they failed with "database
+// is locked" and left a submitted job unrecorded.
+func TestJobs_WaitForLock(t *testing.T) {
+	defer results.SetBusyTimeout(20 * time.Millisecond)()
+	path := filepath.Join(t.TempDir(), "efaxx.db")
+	db, other := mustOpenPath(t, path), mustOpenPath(t, path)
+	j := testJob("11", "pa")
+	for _, write := range []func() error{
+		func() error { return db.AddJob(t.Context(), j) },
+		func() error { j.State = "RUNNING"; return db.UpdateJob(t.Context(), j) },
+	} {
+		tx, err := results.SQLDB(other).BeginTx(t.Context(), nil) // takes the write lock
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(300*time.Millisecond, func() { tx.Commit() })
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs, err := db.Jobs(t.Context(), results.JobFilter{})
+	if err != nil || len(jobs) != 1 || jobs[0].State != "RUNNING" {
+		t.Fatalf("Jobs() = %+v, %v, want job 11 RUNNING", jobs, err)
+	}
+}
+
 // slurmRun is a run of a Slurm step of job 11.
 func slurmRun(uid, point, status string) *testRun {
 	r := newTestRun(uid, "write", 2, 1024)
