@@ -67,7 +67,8 @@ func (db *DB) ImportBaseline(ctx context.Context, b *Baseline) (bool, error) {
 // ImportBaselines stores bs as ImportBaseline does, all in one
 // transaction, so that one that cannot be stored leaves the store as it
 // was. It reports for each whether it changed the store.
-func (db *DB) ImportBaselines(ctx context.Context, bs []*Baseline) ([]bool, error) {
+func (db *DB) ImportBaselines(ctx context.Context, bs []*Baseline) (_ []bool, err error) {
+	defer func() { err = db.storeErr(err) }()
 	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return nil, fmt.Errorf("import baselines: %w", err)

@@ -50,7 +50,8 @@ func (db *DB) ImportRun(ctx context.Context, r *ImportedRun) (IngestedRun, error
 // ImportRuns stores runs as ImportRun does, all in one transaction, so
 // that one that cannot be stored leaves the store as it was. It reports
 // what it did for each run, in order.
-func (db *DB) ImportRuns(ctx context.Context, runs []*ImportedRun) ([]IngestedRun, error) {
+func (db *DB) ImportRuns(ctx context.Context, runs []*ImportedRun) (_ []IngestedRun, err error) {
+	defer func() { err = db.storeErr(err) }()
 	tx, err := beginWrite(ctx, db.db)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)

@@ -95,7 +95,7 @@ func (db *DB) IngestRuns(ctx context.Context, dirs []string) (*IngestReport, err
 	rep := &IngestReport{}
 	for _, dir := range dirs {
 		if err := db.ingestDir(ctx, dir, rep); err != nil {
-			return rep, fmt.Errorf("ingest %q: %w", dir, err)
+			return rep, db.storeErr(fmt.Errorf("ingest %q: %w", dir, err))
 		}
 	}
 	return rep, nil

@@ -339,6 +339,63 @@ func TestIngest_RollsBackRunOnError(t *testing.T) {
 	}
 }
 
+// TestIngest_StoreFull ingests into a store that cannot grow, as on a
+// full disk: the error names the store, where it named only the run
+// directory and read as if that were at fault; nothing of the run is
+// stored, and the same ingest stores it once there is room. Tagging and
+// pruning a store that cannot be written name it too.
+func TestIngest_StoreFull(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := t.Context()
+	sqldb := results.SQLDB(db)
+	sqldb.SetMaxOpenConns(1) // one connection, so that the pragmas below hold for every statement
+	session := t.TempDir()
+	mustIngest(t, db, newTestRun("uid-1", "sendrecv", 2, 1024).write(t, session, "000-p1"))
+	sizes := make([]uint64, 64)
+	for i := range sizes {
+		sizes[i] = 1024 * uint64(i+1)
+	}
+	dir := newTestRun("uid-2", "sendrecv", 8, sizes...).write(t, session, "001-p2")
+	pragma := func(q string) {
+		t.Helper()
+		if _, err := sqldb.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pages int
+	if err := sqldb.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	pragma(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
+	before := tableCounts(t, db)
+
+	_, err := db.Ingest(ctx, dir)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("store %q", db.Path)) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("ingest %q", dir)) || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("Ingest into a full store: error = %v, want one naming the store %q, the run %q and why", err, db.Path, dir)
+	}
+	if got := tableCounts(t, db); !reflect.DeepEqual(got, before) {
+		t.Errorf("rows after the failed ingest = %v, want %v (rolled back)", got, before)
+	}
+	pragma(`PRAGMA max_page_count = 1000000`)
+	if rep := mustIngest(t, db, dir); len(rep.Runs) != 1 || !rep.Runs[0].New || rep.Runs[0].Samples != 8*len(sizes) {
+		t.Errorf("ingest once there is room: %+v, want the run new with every sample", rep.Runs)
+	}
+
+	pragma(`PRAGMA query_only = 1`)
+	for what, err := range map[string]error{
+		"SetTags": db.SetTags(ctx, 1, map[string]string{"k": "v"}, nil),
+		"Prune": func() error {
+			_, err := db.Prune(ctx, results.RunFilter{IDs: []int64{1}}, false)
+			return err
+		}(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("store %q", db.Path)) {
+			t.Errorf("%s on a read-only store: error = %v, want one naming the store %q", what, err, db.Path)
+		}
+	}
+}
+
 func TestIngest_Cancelled(t *testing.T) {
 	db := MustOpenDB(t)
 	dir := newTestRun("uid-1", "sendrecv", 2, 1024).write(t, t.TempDir(), "000-p1")

@@ -53,7 +53,8 @@ type JobStep struct {
 }
 
 // AddJob records a job that was just submitted, and sets j.ID.
-func (db *DB) AddJob(ctx context.Context, j *Job) error {
+func (db *DB) AddJob(ctx context.Context, j *Job) (err error) {
+	defer func() { err = db.storeErr(err) }()
 	steps, err := json.Marshal(j.Steps)
 	if err != nil {
 		return fmt.Errorf("add job %s: %w", j.JobID, err)
@@ -81,8 +82,9 @@ func (db *DB) AddJob(ctx context.Context, j *Job) error {
 
 // UpdateJob stores the state fields of j: state, reason, exit code, node
 // list, source, start, end and settled.
-func (db *DB) UpdateJob(ctx context.Context, j *Job) error {
-	err := retryBusy(ctx, func() error { // as AddJob
+func (db *DB) UpdateJob(ctx context.Context, j *Job) (err error) {
+	defer func() { err = db.storeErr(err) }()
+	err = retryBusy(ctx, func() error { // as AddJob
 		_, err := db.db.ExecContext(ctx, `
 		UPDATE jobs SET state = ?, reason = ?, exit_code = ?, node_list = ?, source = ?,
 			started_ns = ?, ended_ns = ?, settled_ns = ?, updated_ns = ?

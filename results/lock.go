@@ -61,6 +61,24 @@ func beginWrite(ctx context.Context, b beginner) (*sql.Tx, error) {
 	return tx, err
 }
 
+// storeErr names the store in err when SQLite failed at the file itself:
+// it is full, read-only, unreadable, damaged or held by another process.
+// The error names only what was being written otherwise, as in `ingest
+// "runs/x": database or disk is full`, which reads as if the fault were
+// there. Every writer of the store returns its errors through it.
+func (db *DB) storeErr(err error) error {
+	var e sqlite3.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Code {
+	case sqlite3.ErrFull, sqlite3.ErrReadonly, sqlite3.ErrIoErr, sqlite3.ErrCantOpen, sqlite3.ErrPerm,
+		sqlite3.ErrCorrupt, sqlite3.ErrNotADB, sqlite3.ErrBusy, sqlite3.ErrLocked:
+		return fmt.Errorf("store %q: %w", db.Path, err)
+	}
+	return err
+}
+
 // isBusy reports whether err is SQLite's "database is locked".
 func isBusy(err error) bool {
 	var e sqlite3.Error

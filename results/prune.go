@@ -34,7 +34,8 @@ type querier interface {
 // ingesting one again stores its run again. A running run, or one whose
 // Slurm job is not settled, is refused (ErrPruneBusy): a sync would store
 // it again.
-func (db *DB) Prune(ctx context.Context, f RunFilter, dryRun bool) (*Pruned, error) {
+func (db *DB) Prune(ctx context.Context, f RunFilter, dryRun bool) (_ *Pruned, err error) {
+	defer func() { err = db.storeErr(err) }()
 	if dryRun {
 		p, _, err := prunePlan(ctx, db.db, f)
 		return p, err

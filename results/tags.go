@@ -27,7 +27,8 @@ func CheckTagKey(key string) error {
 // transaction, or returns an error wrapping ErrRunNotFound. Ingest stores
 // the manifest's tags when it first stores a run and never touches them
 // again, so what is set or deleted here stays.
-func (db *DB) SetTags(ctx context.Context, id int64, set map[string]string, del []string) error {
+func (db *DB) SetTags(ctx context.Context, id int64, set map[string]string, del []string) (err error) {
+	defer func() { err = db.storeErr(err) }()
 	for k := range set {
 		if err := CheckTagKey(k); err != nil {
 			return fmt.Errorf("tag run %d: %w", id, err)
