@@ -178,20 +178,26 @@ func TestCompareBaselineReferences(t *testing.T) {
 	}
 	// Each rank writes at 8 Gbps (4096 B in 4096 ns); rank 0 also copies at 800 and 80.
 	sample := func(variant string, ns uint64) record.Sample {
-		return record.Sample{Peer: 1, Role: "initiator", Variant: variant, BytesSent: 4096, Iterations: 100, ElapsedNs: 100 * ns,
+		return record.Sample{Role: "initiator", Variant: variant, BytesSent: 4096, Iterations: 100, ElapsedNs: 100 * ns,
 			Lat: record.Lat{Min: ns, P50: ns, P99: ns, Max: ns}}
 	}
 	var ids []int64
 	for i, memory := range []string{"device", "device", "device", "device", "device", "device", "pinned"} {
 		ids = append(ids, ingestSynth(t, db, &synth.Run{UID: fmt.Sprint("run", i), Ranks: 2, Sizes: []uint64{4096},
 			Params: map[string]any{"memory": memory}, Samples: func(rank int, size uint64) []record.Sample {
+				var ss []record.Sample
 				switch {
 				case memory == "pinned":
-					return []record.Sample{sample("a", 4096), sample("b", 2048)}
+					ss = []record.Sample{sample("a", 4096), sample("b", 2048)}
 				case rank == 0:
-					return []record.Sample{sample("", 4096+uint64(i)), sample("cudaMemcpy", 41), sample("staged", 410)}
+					ss = []record.Sample{sample("", 4096+uint64(i)), sample("cudaMemcpy", 41), sample("staged", 410)}
+				default:
+					ss = []record.Sample{sample("", 4096+uint64(i))}
 				}
-				return []record.Sample{sample("", 4096+uint64(i))}
+				for k := range ss {
+					ss[k].Peer = 1 - rank // the other rank: ingest refuses a rank's own
+				}
+				return ss
 			}}))
 	}
 	c, err := db.CompareBaseline(t.Context(), results.BaselineCompare{Baseline: "paper", Variants: []string{"Single"},
