@@ -59,10 +59,15 @@ func newTestRun(uid, benchmark string, ranks int, sizes ...uint64) *testRun {
 
 // sampleOf returns rank's sample of size. For sendrecv every rank sends and
 // receives size bytes per iteration; for other benchmarks rank 0 sends and
-// the others receive.
+// the others receive. The peer is the next rank, or -1 for a run of one
+// rank (queue), which has no other.
 func sampleOf(benchmark string, rank, ranks int, size uint64) record.Sample {
+	peer := (rank + 1) % ranks
+	if ranks == 1 {
+		peer = -1
+	}
 	s := record.Sample{
-		Type: record.TypeSample, Rank: rank, Peer: (rank + 1) % ranks, Role: "target",
+		Type: record.TypeSample, Rank: rank, Peer: peer, Role: "target",
 		Size: size, Iterations: 100, ElapsedNs: uint64(rank+1) * 1_000_000,
 		Lat: record.Lat{Min: 9_000, P50: 10_000 << (rank % 16), P99: 50_000, Max: 90_000},
 	}

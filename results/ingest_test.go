@@ -516,22 +516,53 @@ func TestIngest_DuplicateSample(t *testing.T) {
 		":4: second sample of size 1024, peer 0, unlike the one at line 2, which is kept", 4)
 }
 
-// TestIngest_SizeWithoutSamples: a run whose ranks all said ok but left a
-// size of its point (or every size) unmeasured is partial, not ok.
-func TestIngest_SizeWithoutSamples(t *testing.T) {
+// TestIngest_SampleOutsideRun: a sample of a size the run did not
+// measure, or with a peer that is no other rank of the run, is reported
+// at its line and the run is partial, where it was stored and the run ok.
+func TestIngest_SampleOutsideRun(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		sizes  []uint64 // the manifest's; the ranks measured 1024 and 4096 only
-		status string
-		reason string
+		name    string
+		change  func(*record.Sample)
+		problem string
 	}{
-		{"every size", []uint64{1024, 4096}, record.StatusOK, ""},
-		{"one missing", []uint64{1024, 4096, 65536}, record.StatusPartial, "no samples at size 65536 B"},
-		{"none", []uint64{8, 16}, record.StatusPartial, "no samples"},
+		{"size", func(s *record.Sample) { s.Size = 3000 },
+			":4: sample size 3000: not a size of the run (run.json sizes)"},
+		{"peer past the ranks", func(s *record.Sample) { s.Peer = 7 },
+			":4: sample size 1024: peer 7 is not another rank of the run's 2 (or -1 for several)"},
+		{"peer itself", func(s *record.Sample) { s.Peer = 1 },
+			":4: sample size 1024: peer 1 is not another rank of the run's 2 (or -1 for several)"},
+		{"peer below -1", func(s *record.Sample) { s.Peer = -2 },
+			":4: sample size 1024: peer -2 is not another rank of the run's 2 (or -1 for several)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db := MustOpenDB(t)
 			r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096)
+			odd := sampleOf("sendrecv", 1, 2, 1024)
+			tt.change(&odd)
+			r.lines[1] = append(r.lines[1][:3], append([]string{mustJSON(odd)}, r.lines[1][3:]...)...)
+			dir := r.write(t, t.TempDir(), "000-p1")
+			wantRank1Partial(t, mustIngest(t, db, dir), dir, tt.problem, 4)
+		})
+	}
+}
+
+// TestIngest_SizeWithoutSamples: a run whose ranks all said ok but left a
+// size of its point (or every size) unmeasured is partial, not ok.
+func TestIngest_SizeWithoutSamples(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		sizes    []uint64 // the manifest's
+		measured []uint64 // the sizes the ranks measured
+		status   string
+		reason   string
+	}{
+		{"every size", []uint64{1024, 4096}, []uint64{1024, 4096}, record.StatusOK, ""},
+		{"one missing", []uint64{1024, 4096, 65536}, []uint64{1024, 4096}, record.StatusPartial, "no samples at size 65536 B"},
+		{"none", []uint64{1024, 4096}, nil, record.StatusPartial, "no samples"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := MustOpenDB(t)
+			r := newTestRun("uid-1", "sendrecv", 2, tt.measured...)
 			r.manifest.Sizes = tt.sizes
 			dir := r.write(t, t.TempDir(), "000-p1")
 			rep := mustIngest(t, db, dir)

@@ -34,8 +34,45 @@ type rankFile struct {
 	badLines int              // lines skipped as unreadable or invalid
 	samples  int              // sample rows this ingest added
 	problems []*lineerr.Error // the skipped lines, in line order
+	run      *runShape        // what the run's samples may be; nil for anything
 
 	seen map[sampleKey]seenSample // while reading: the samples so far
+}
+
+// runShape is what the manifest says a run's samples can be: its sizes
+// and its ranks, the only peers there are. A sample outside them was not
+// measured by this run (a file from another run, a runner's bug), and is
+// reported rather than stored as if it were.
+type runShape struct {
+	ranks int
+	sizes map[uint64]bool // nil when the manifest lists none (written before sizes were)
+}
+
+// shapeOf returns the shape of the run of m.
+func shapeOf(m *record.Manifest) *runShape {
+	s := &runShape{ranks: m.Ranks}
+	if len(m.Sizes) > 0 {
+		s.sizes = map[uint64]bool{}
+		for _, size := range m.Sizes {
+			s.sizes[size] = true
+		}
+	}
+	return s
+}
+
+// check returns why sample s, of the file of rank, is not one of the
+// run's, or "".
+func (s *runShape) check(rank int, smp *record.Sample) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.sizes != nil && !s.sizes[smp.Size]:
+		return fmt.Sprintf("sample size %d: not a size of the run (%s sizes)", smp.Size, record.ManifestName)
+	case smp.Peer < -1 || smp.Peer >= s.ranks || smp.Peer == rank:
+		return fmt.Sprintf("sample size %d: peer %d is not another rank of the run's %d (or -1 for several)",
+			smp.Size, smp.Peer, s.ranks)
+	}
+	return ""
 }
 
 // batchRows is how many sample rows the parser hands to the writer at
@@ -58,8 +95,9 @@ func readRanks(ctx context.Context, conn *sql.Conn, runID int64, dir string, m *
 		return nil, nil, err
 	}
 	files := make([]rankFile, len(ranks))
+	shape := shapeOf(m)
 	for i, r := range ranks {
-		files[i] = rankFile{rank: r, found: present[r]}
+		files[i] = rankFile{rank: r, found: present[r], run: shape}
 	}
 	var added map[int]int
 	err = withSampleWriter(conn, runID, func(w *sampleWriter) error {
@@ -333,6 +371,9 @@ func (f *rankFile) addSample(s *record.Sample) (sampleRow, bool, string) {
 		return sampleRow{}, false, "record after the end record"
 	}
 	if msg := f.foreign("sample", s.Rank); msg != "" {
+		return sampleRow{}, false, msg
+	}
+	if msg := f.run.check(f.rank, s); msg != "" {
 		return sampleRow{}, false, msg
 	}
 	row, msg := rowOf(s)

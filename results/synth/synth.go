@@ -214,8 +214,12 @@ func (r *Run) sample(rank int, size uint64, rng *rand.Rand) record.Sample {
 		}
 	}
 	iter *= factor
+	peer := (rank + 1) % r.Ranks
+	if r.Ranks == 1 {
+		peer = -1 // no other rank, as the runner writes it (queue)
+	}
 	s := record.Sample{Rails: rails,
-		Type: record.TypeSample, Rank: rank, Peer: (rank + 1) % r.Ranks, Role: "target",
+		Type: record.TypeSample, Rank: rank, Peer: peer, Role: "target",
 		Size: size, BytesRecv: size, Iterations: r.Iters,
 		ElapsedNs: uint64(math.Round(iter * float64(r.Iters))),
 		Lat:       record.Lat{Min: ns(iter * 0.97), P50: ns(iter), P99: ns(iter * 1.05), Max: ns(iter * 1.2)},
