@@ -516,6 +516,34 @@ func TestIngest_DuplicateSample(t *testing.T) {
 		":4: second sample of size 1024, peer 0, unlike the one at line 2, which is kept", 4)
 }
 
+// TestIngest_ManyBadLines: a rank file of garbage reports its first 20
+// bad lines and counts the rest in one problem, where it listed every one
+// (hundreds of thousands for 100 MB of random bytes); bad_lines counts
+// them all.
+func TestIngest_ManyBadLines(t *testing.T) {
+	db := MustOpenDB(t)
+	r := newTestRun("uid-1", "sendrecv", 2, 1024)
+	for i := range 1000 {
+		r.lines[1] = append(r.lines[1], fmt.Sprintf("garbage %d", i))
+	}
+	dir := r.write(t, t.TempDir(), "000-p1")
+	rep := mustIngest(t, db, dir)
+	file := filepath.Join(dir, record.RankFile(1))
+	if len(rep.Problems) != 21 || rep.Problems[0].Line != 4 || rep.Problems[19].Line != 23 ||
+		rep.Problems[20].Error() != file+": 980 more unusable lines, not listed (ranks.bad_lines counts them all)" {
+		t.Errorf("%d problems, %s, want lines 4 to 23 and then the count of the rest",
+			len(rep.Problems), lineerr.Errors(rep.Problems).Error())
+	}
+	var bad int
+	if err := results.SQLDB(db).QueryRowContext(t.Context(),
+		`SELECT bad_lines FROM ranks WHERE run_id = 1 AND rank = 1`).Scan(&bad); err != nil || bad != 1000 {
+		t.Errorf("bad_lines of rank 1 = %d, %v, want 1000", bad, err)
+	}
+	if got := rep.Runs[0]; got.Status != record.StatusPartial || got.Reason != "unusable lines from rank 1" {
+		t.Errorf("run = %s %q, want partial: unusable lines from rank 1", got.Status, got.Reason)
+	}
+}
+
 // TestIngest_SampleOutsideRun: a sample of a size the run did not
 // measure, or with a peer that is no other rank of the run, is reported
 // at its line and the run is partial, where it was stored and the run ok.

@@ -254,6 +254,10 @@ func (f *rankFile) readFrom(ctx context.Context, r io.Reader, path string, buf [
 		}
 	}
 	f.seen = nil
+	if more := f.badLines - maxProblems; more > 0 {
+		f.problems = append(f.problems, &lineerr.Error{File: path,
+			Err: fmt.Errorf("%d more unusable lines, not listed (ranks.bad_lines counts them all)", more)})
+	}
 	return sc.Err()
 }
 
@@ -294,10 +298,18 @@ func (f *rankFile) duplicate(row sampleRow, n int) string {
 	return fmt.Sprintf("second sample of %s, unlike the one at line %d, which is kept", what, first.line)
 }
 
+// maxProblems is how many skipped lines of one file are reported one by
+// one; one more problem counts the rest. A file of garbage (a binary
+// written over it, a damaged disk) has a "line" every few hundred bytes:
+// listing each drowned the report, and held them all in memory.
+const maxProblems = 20
+
 // problem records line n of the file at path as skipped, for msg.
 func (f *rankFile) problem(path string, n int, msg string) {
 	f.badLines++
-	f.problems = append(f.problems, &lineerr.Error{File: path, Line: n, Err: errors.New(msg)})
+	if f.badLines <= maxProblems {
+		f.problems = append(f.problems, &lineerr.Error{File: path, Line: n, Err: errors.New(msg)})
+	}
 }
 
 // tailSplit splits lines as bufio.ScanLines does and notes whether the

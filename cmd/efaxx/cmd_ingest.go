@@ -20,7 +20,8 @@ func newIngestCommand() *cli.Command {
 		Description: `Reads every run directory (one holding run.json) under each DIR and stores
 its ranks' records. Ingesting the same directory again adds nothing; a run
 that was still going is completed. A line that cannot be read is reported
-with file:line and the run is marked partial. A DIR that is missing, or
+with file:line (the first 20 of a file, then how many more) and the run is
+marked partial. A DIR that is missing, or
 under which no directory holds run.json, is an error, found before
 anything is stored: ingesting nothing is almost always a wrong path.
 
