@@ -77,6 +77,13 @@ func (db *DB) importOne(ctx context.Context, tx *sql.Tx, r *ImportedRun) (Ingest
 		return out, err
 	}
 	if prev.found {
+		// The uid is the file's text, not how it was read: the same file
+		// with another --collective is this run, and saying "already
+		// stored" as that collective would be untrue.
+		if prev.benchmark != r.Benchmark {
+			return out, fmt.Errorf("stored already as %s (run %d), not %s: efaxx prune %d to store it again",
+				prev.benchmark, prev.id, r.Benchmark, prev.id)
+		}
 		out.ID, out.Status, out.Settled = prev.id, prev.status, true
 		return out, nil
 	}

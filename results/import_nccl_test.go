@@ -64,6 +64,33 @@ func TestImportRuns_AllOrNothing(t *testing.T) {
 	}
 }
 
+// TestImportRuns_OtherCollective: importing a file again as another
+// collective (--collective) is refused, naming the run and how it is
+// stored, where it said the run was already stored as the new collective
+// and kept the old.
+func TestImportRuns_OtherCollective(t *testing.T) {
+	db := MustOpenDB(t)
+	importNCCLFile(t, db, "h200_all_reduce_2.txt")
+	data, err := os.ReadFile("nccltests/testdata/h200_all_reduce_2.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := nccltests.Parse("h200_all_reduce_2.txt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := results.NCCLTestsRuns(r, results.NCCLImport{File: "h200_all_reduce_2.txt", Text: data,
+		Collective: "alltoall", Start: time.Unix(1_800_000_000, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.ImportRuns(t.Context(), runs)
+	want := "import h200_all_reduce_2.txt: stored already as nccl:all_reduce (run 1), not nccl:alltoall: efaxx prune 1 to store it again"
+	if err == nil || err.Error() != want {
+		t.Errorf("ImportRuns as alltoall = %v, want %s", err, want)
+	}
+}
+
 func TestImportNCCLTests(t *testing.T) {
 	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
 	if err != nil {

@@ -50,15 +50,16 @@ func upsertPoint(ctx context.Context, tx *sql.Tx, sweepID int64, m *record.Manif
 
 // storedRun is what ingest needs to know of a run already in the store.
 type storedRun struct {
-	found  bool
-	id     int64
-	status string
+	found     bool
+	id        int64
+	status    string
+	benchmark string
 }
 
 // findRun looks the run up by its uid.
 func findRun(ctx context.Context, tx *sql.Tx, uid string) (storedRun, error) {
 	r := storedRun{found: true}
-	err := tx.QueryRowContext(ctx, `SELECT id, status FROM runs WHERE uid = ?`, uid).Scan(&r.id, &r.status)
+	err := tx.QueryRowContext(ctx, `SELECT id, status, benchmark FROM runs WHERE uid = ?`, uid).Scan(&r.id, &r.status, &r.benchmark)
 	if errors.Is(err, sql.ErrNoRows) {
 		return storedRun{}, nil
 	}

@@ -22,8 +22,10 @@ func newImportNCCLCommand() *cli.Command {
 root and placement (out-of-place, in-place), with the benchmark "nccl:" and
 the collective ("nccl:all_reduce"). A sample per size stands for all ranks,
 as nccl-tests prints them: efaxx gbps is 8 x its algbw (GB/s). A size whose
-#wrong is not 0 fails the run. Importing a file again adds nothing. A file
-that is not nccl-tests output is refused whole, each problem as file:line.
+#wrong is not 0 fails the run. Importing a file again adds nothing; as
+another collective (--collective), it is refused until its runs are pruned.
+A file that is not nccl-tests output is refused whole, each problem as
+file:line.
 Every file is read before any is stored, and all are stored at once: one
 that is refused stores none of them.
 
