@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/results/record"
 	"efaxx/results/synth"
@@ -892,5 +893,26 @@ func TestPruneDeleteDirsImported(t *testing.T) {
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the imported file: %v", err)
+	}
+}
+
+// TestSyncReportsBeforeError: a sync that fails for one job prints what it
+// stored of the others, with the warnings about their rank files, and
+// returns the error; it printed nothing, and a warning of a job it
+// settled was never said again.
+func TestSyncReportsBeforeError(t *testing.T) {
+	rep := &harness.SyncReport{
+		Jobs:     []results.Job{{JobID: "301", State: "COMPLETED", Source: "squeue"}, {JobID: "302", State: "COMPLETED", Source: "squeue"}},
+		Runs:     []results.IngestedRun{{ID: 1, Status: record.StatusPartial, Reason: "unusable lines from rank 1", Dir: "s/000", New: true}},
+		Problems: []*lineerr.Error{{File: "s/000/rank-00001.ndjson", Line: 3, Err: errors.New("unknown record type \"x\"")}},
+	}
+	broken := errors.New("sbatch job 301: read plan: no such file")
+	var stdout, stderr bytes.Buffer
+	if err := reportSync(&stdout, &stderr, rep, broken); err != broken {
+		t.Errorf("reportSync = %v, want the sync's error", err)
+	}
+	if !strings.Contains(stdout.String(), "run 1 new: partial, 0 new samples (s/000): unusable lines from rank 1") ||
+		stderr.String() != "warning: s/000/rank-00001.ndjson:3: unknown record type \"x\"\n" {
+		t.Errorf("reportSync printed\n%s%s\nwant run 1 and the warning about its rank 1", stdout.String(), stderr.String())
 	}
 }

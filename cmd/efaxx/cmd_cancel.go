@@ -55,10 +55,8 @@ func runCancel(ctx context.Context, dbPath, workdir string, names []string, stdo
 		fmt.Fprintf(stdout, "cancelled job %s (%s, %s)\n", j.JobID, j.Sweep, j.Shape)
 	}
 	rep, err := env.x.Sync(ctx, f)
-	if err != nil {
-		return err
+	if err := reportSync(stdout, stderr, rep, err); err != errReported {
+		return err // a run that did not end ok is what cancelling does
 	}
-	printNotes(stderr, rep)
-	printSync(stdout, rep)
 	return nil
 }

@@ -265,11 +265,10 @@ func timeCell(t time.Time) string {
 func syncFirst(ctx context.Context, stderr io.Writer, db *results.DB, workdir string) {
 	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir}
 	rep, err := x.Sync(ctx, results.JobFilter{})
+	printNotes(stderr, rep) // on an error too: the jobs before it are stored (reportSync)
 	if err != nil {
 		fmt.Fprintf(stderr, "warning: sync: %v (efaxx runs --no-sync skips it)\n", err)
-		return
 	}
-	printNotes(stderr, rep)
 }
 
 // pointLabels names runs by their benchmark and the parameters that vary

@@ -95,8 +95,9 @@ func runStatus(ctx context.Context, o statusOptions) error {
 		views, err = env.x.Jobs(ctx, f)
 	default:
 		var rep *harness.SyncReport
-		if rep, err = env.x.Sync(ctx, f); err == nil {
-			printNotes(o.stderr, rep)
+		rep, err = env.x.Sync(ctx, f)
+		printNotes(o.stderr, rep) // on an error too: the jobs before it are stored (reportSync)
+		if err == nil {
 			views, err = env.x.Jobs(ctx, f)
 		}
 	}

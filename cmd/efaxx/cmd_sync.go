@@ -51,11 +51,23 @@ func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout
 		return err
 	}
 	rep, err := env.x.Sync(ctx, f)
+	return reportSync(stdout, stderr, rep, err)
+}
+
+// reportSync prints what a sync stored and skipped, and returns its error,
+// or printSync's verdict. A job that cannot be synced fails Sync after the
+// others are stored, and what they stored is printed too: a warning about
+// a line of their rank files is said at no later sync once they settle.
+func reportSync(stdout, stderr io.Writer, rep *harness.SyncReport, err error) error {
+	printNotes(stderr, rep)
+	if rep == nil || (err != nil && len(rep.Jobs) == 0) {
+		return err
+	}
+	verdict := printSync(stdout, rep)
 	if err != nil {
 		return err
 	}
-	printNotes(stderr, rep)
-	return printSync(stdout, rep)
+	return verdict
 }
 
 // printSync prints what a sync did, and returns errReported when a run it
