@@ -36,7 +36,7 @@ const (
 
 // exitSignal plus a signal's number is the exit status of a command the
 // signal stopped, as a shell reports a command a signal killed: 130 for
-// SIGINT (Ctrl-C), 143 for SIGTERM.
+// SIGINT (Ctrl-C), 143 for SIGTERM, 129 for SIGHUP.
 const exitSignal = 128
 
 // exitStatus is the EXIT STATUS block of a command's help. verdict says
@@ -49,7 +49,7 @@ func exitStatus(verdict string) string {
 	}
 	return b + `   2  the command line was wrong: an unknown command or flag, a bad value (one line on stderr, then the usage)
    3  anything else: no store at --db, a run or sweep not found, a run that did not end ok, an I/O error
- 130  interrupted: Ctrl-C (SIGINT); 143 for SIGTERM`
+ 130  interrupted: Ctrl-C (SIGINT); 143 for SIGTERM, 129 for SIGHUP (a closed terminal)`
 }
 
 // errVerdict marks a command that judged and found fault, and has said so
@@ -64,8 +64,11 @@ var errReported = errors.New("failure reported")
 type interrupted struct{ sig syscall.Signal }
 
 func (e interrupted) Error() string {
-	if e.sig == syscall.SIGTERM {
+	switch e.sig {
+	case syscall.SIGTERM:
 		return "terminated (SIGTERM)"
+	case syscall.SIGHUP:
+		return "hung up (SIGHUP)"
 	}
 	return "interrupted (SIGINT)"
 }
@@ -76,11 +79,23 @@ type usageError struct{ msg, hint string }
 func (e *usageError) Error() string { return e.msg }
 
 func main() {
+	os.Exit(run(signalContext(), os.Args, os.Stdout, os.Stderr))
+}
+
+// signalContext returns a context that the first SIGINT, SIGTERM or
+// SIGHUP ends, with interrupted as its cause. SIGHUP, which a closed
+// terminal or a dropped ssh session sends, killed efaxx at once: efaxx run
+// left the point in progress without its end in run.json, stored as
+// running for good. Where SIGHUP is ignored (nohup), it stays ignored.
+func signalContext() context.Context {
 	// Not signal.NotifyContext: its cause does not say which signal came,
 	// and the exit status does.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
 	go func() {
 		sig := <-sigs
 		// A second signal kills efaxx at once, should a command not
@@ -88,7 +103,7 @@ func main() {
 		signal.Stop(sigs)
 		cancel(interrupted{sig.(syscall.Signal)})
 	}()
-	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
+	return ctx
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -31,7 +31,7 @@ const asMain = "EFAXX_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
-		os.Exit(run(context.Background(), append([]string{"efaxx"}, os.Args[1:]...), os.Stdout, os.Stderr))
+		os.Exit(run(signalContext(), append([]string{"efaxx"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	}
 	var err error
 	if testDir, err = os.MkdirTemp("", "efaxx-test-"); err != nil {

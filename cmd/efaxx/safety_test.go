@@ -174,3 +174,53 @@ func killIngest(t *testing.T, db string, dirs []string, delay time.Duration) int
 	}
 	return done
 }
+
+// TestRunHungUp sends efaxx run SIGHUP, as a closed terminal or a dropped
+// ssh session does, while its point runs: it stops the point and stores
+// it as cancelled, as Ctrl-C does, and exits 129. SIGHUP killed it at
+// once, and the point, its run.json never told how the launch ended, was
+// stored as running for good.
+func TestRunHungUp(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	sweep := writeFile(t, filepath.Join(dir, "hup.toml"), `name = "hup"
+benchmark = "sendrecv"
+[params]
+provider = "tcp"
+nics = "lo"
+ranks = 2
+sizes = "4KiB"
+duration = "20s"
+timeout = "30s"
+`)
+	cmd := efaxxProcess("--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	var said []string
+	for lines.Scan() && !strings.Contains(lines.Text(), "starting") {
+		said = append(said, lines.Text())
+	}
+	time.Sleep(time.Second) // into the launch
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatalf("SIGHUP: %v; efaxx run said\n%s", err, strings.Join(said, "\n"))
+	}
+	for lines.Scan() {
+		said = append(said, lines.Text())
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 129 || !strings.Contains(strings.Join(said, "\n"), "efaxx: hung up (SIGHUP)") {
+		t.Errorf("efaxx run after SIGHUP = %d, want 129 saying it hung up; it said\n%s", code, strings.Join(said, "\n"))
+	}
+	var status string
+	sqlRow(t, db, `SELECT status FROM runs`, &status)
+	if status != "cancelled" {
+		t.Errorf("the point in progress was stored %s, want cancelled", status)
+	}
+}
