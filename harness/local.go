@@ -99,7 +99,7 @@ func (l *Local) runPoint(ctx context.Context, db *results.DB, ss *Session, p Poi
 		return LocalRun{}, fmt.Errorf("create run directory: %w", err)
 	}
 	m := ss.Manifest(p, "local")
-	m.Tags = l.Tags
+	m.Tags, m.Launcher = l.Tags, results.ThisLauncher()
 	m.Command = append([]string{l.mpirun()}, l.mpirunArgs(p, dir)...)
 	m.StartNs = l.now().UnixNano()
 	if err := WriteManifest(dir, m); err != nil {

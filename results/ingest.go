@@ -173,6 +173,9 @@ func (db *DB) ingestDir(ctx context.Context, dir string, rep *IngestReport) erro
 		rep.Problems = append(rep.Problems, manifestProblem(dir, err))
 		return nil
 	}
+	if gone := launcherGone(m); gone != "" {
+		m.Error = gone // a launcher error: the run failed, and is no longer running
+	}
 	// One connection for the transaction, so that the sample writer can
 	// reach the driver's own connection under it (see withSampleWriter).
 	conn, err := db.db.Conn(ctx)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -541,6 +542,46 @@ func TestIngest_ManyBadLines(t *testing.T) {
 	}
 	if got := rep.Runs[0]; got.Status != record.StatusPartial || got.Reason != "unusable lines from rank 1" {
 		t.Errorf("run = %s %q, want partial: unusable lines from rank 1", got.Status, got.Reason)
+	}
+}
+
+// TestIngest_LauncherGone: a local run whose manifest says it is running
+// is failed when the efaxx that launched it, and alone would write its
+// end, is gone from this host: its pid ended, or the machine restarted
+// since. It stayed running for good, and prune refused it.
+func TestIngest_LauncherGone(t *testing.T) {
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	here := results.ThisLauncher()
+	gone := fmt.Sprintf("efaxx (pid %d on %s) ended before the launch did: killed, or the machine restarted", ended.Process.Pid, here.Host)
+	for _, tt := range []struct {
+		name     string
+		launcher *record.Launcher
+		status   string
+		reason   string
+	}{
+		{"alive", here, record.StatusRunning, ""},
+		{"no launcher", nil, record.StatusRunning, ""},
+		{"another host", &record.Launcher{Host: here.Host + "-other", BootID: here.BootID, PID: ended.Process.Pid}, record.StatusRunning, ""},
+		{"ended", &record.Launcher{Host: here.Host, BootID: here.BootID, PID: ended.Process.Pid}, record.StatusFailed, gone},
+		{"restarted", &record.Launcher{Host: here.Host, BootID: "another-boot", PID: os.Getpid()}, record.StatusFailed,
+			fmt.Sprintf("efaxx (pid %d on %s) ended before the launch did: killed, or the machine restarted", os.Getpid(), here.Host)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "restarted" && here.BootID == "" {
+				t.Skip("no boot id here")
+			}
+			db := MustOpenDB(t)
+			r := newTestRun("uid-1", "sendrecv", 2, 1024)
+			r.manifest.ExitCode, r.manifest.EndNs, r.manifest.Launcher = nil, 0, tt.launcher
+			r.dropEnd(1)
+			rep := mustIngest(t, db, r.write(t, t.TempDir(), "000-p1"))
+			if got := rep.Runs[0]; got.Status != tt.status || got.Reason != tt.reason {
+				t.Errorf("run = %s %q, want %s %q", got.Status, got.Reason, tt.status, tt.reason)
+			}
+		})
 	}
 }
 

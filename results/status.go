@@ -1,8 +1,11 @@
 package results
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 
 	"efaxx/results/record"
 )
@@ -18,6 +21,42 @@ const (
 // isRunning reports whether the launcher of m has not exited yet.
 func isRunning(m *record.Manifest) bool {
 	return m.ExitCode == nil && !m.TimedOut && !m.Cancelled && m.Error == ""
+}
+
+// ThisLauncher returns this process as the launcher of a local run.
+func ThisLauncher() *record.Launcher {
+	host, _ := os.Hostname()
+	return &record.Launcher{Host: host, BootID: bootID(), PID: os.Getpid()}
+}
+
+// bootID returns the kernel's id of this boot, or "".
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// launcherGone returns why the run of m, which its manifest says is still
+// running, will never end, or "": the efaxx that launched it, which alone
+// writes its end, is gone from this host. Without this such a run stayed
+// running for good, which prune refuses. A launcher on another host, or
+// of a manifest that names none, cannot be told gone.
+func launcherGone(m *record.Manifest) string {
+	l := m.Launcher
+	if l == nil || !isRunning(m) {
+		return ""
+	}
+	if host, err := os.Hostname(); err != nil || host != l.Host {
+		return ""
+	}
+	boot := bootID()
+	restarted := boot != "" && l.BootID != "" && boot != l.BootID
+	if !restarted && !errors.Is(syscall.Kill(l.PID, 0), syscall.ESRCH) {
+		return ""
+	}
+	return fmt.Sprintf("efaxx (pid %d on %s) ended before the launch did: killed, or the machine restarted", l.PID, l.Host)
 }
 
 // runVerdict derives the status of a run and the reason for it from its

@@ -215,6 +215,21 @@ type Manifest struct {
 	// Tags are the user's labels for the run (efaxx run --tag k=v), stored
 	// with it and filtered on by efaxx runs --tag. Nil when there are none.
 	Tags map[string]string `json:"tags,omitempty"`
+
+	// Launcher is the efaxx process that launched a local run and writes
+	// its end here, so that ingest can tell a run whose launcher is gone
+	// (killed, the machine restarted) from one still going. Nil for Slurm
+	// runs, whose end sync learns from the scheduler, and in manifests
+	// written before it existed.
+	Launcher *Launcher `json:"launcher,omitempty"`
+}
+
+// Launcher names a process on one host, in one boot: a pid names another
+// process after a restart.
+type Launcher struct {
+	Host   string `json:"host"`
+	BootID string `json:"boot_id"` // /proc/sys/kernel/random/boot_id; "" where unknown
+	PID    int    `json:"pid"`
 }
 
 // JoinReasons writes a reason of several parts, as Manifest.Error and a
