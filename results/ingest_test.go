@@ -587,7 +587,8 @@ func TestIngest_LauncherGone(t *testing.T) {
 
 // TestIngest_SampleOutsideRun: a sample of a size the run did not
 // measure, or with a peer that is no other rank of the run, is reported
-// at its line and the run is partial, where it was stored and the run ok.
+// at its line and the run is partial, where it was stored and the run ok;
+// so are the samples of a rank file of a rank the run did not launch.
 func TestIngest_SampleOutsideRun(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -613,6 +614,20 @@ func TestIngest_SampleOutsideRun(t *testing.T) {
 			wantRank1Partial(t, mustIngest(t, db, dir), dir, tt.problem, 4)
 		})
 	}
+	t.Run("rank past the ranks", func(t *testing.T) {
+		db := MustOpenDB(t)
+		r := newTestRun("uid-1", "sendrecv", 2, 1024)
+		r.lines[2] = newTestRun("uid-1", "sendrecv", 3, 1024).lines[2] // its sample has peer 0
+		dir := r.write(t, t.TempDir(), "000-p1")
+		rep := mustIngest(t, db, dir)
+		want := filepath.Join(dir, record.RankFile(2)) + ":2: sample size 1024: rank 2 is not a rank of the run's 2"
+		if got := lineerr.Errors(rep.Problems).Error(); got != want {
+			t.Errorf("problems = %s, want %s", got, want)
+		}
+		if got := rep.Runs[0]; got.Status != record.StatusPartial || got.Reason != "unusable lines from rank 2" || got.Samples != 2 {
+			t.Errorf("run = %s %q, %d samples, want partial: unusable lines from rank 2, 2 samples", got.Status, got.Reason, got.Samples)
+		}
+	})
 }
 
 // TestIngest_SizeWithoutSamples: a run whose ranks all said ok but left a

@@ -40,7 +40,7 @@ type rankFile struct {
 }
 
 // runShape is what the manifest says a run's samples can be: its sizes
-// and its ranks, the only peers there are. A sample outside them was not
+// and its ranks, the only ones to measure and the only peers there are. A sample outside them was not
 // measured by this run (a file from another run, a runner's bug), and is
 // reported rather than stored as if it were.
 type runShape struct {
@@ -68,6 +68,8 @@ func (s *runShape) check(rank int, smp *record.Sample) string {
 		return ""
 	case s.sizes != nil && !s.sizes[smp.Size]:
 		return fmt.Sprintf("sample size %d: not a size of the run (%s sizes)", smp.Size, record.ManifestName)
+	case rank >= s.ranks: // the file of a rank the run did not launch
+		return fmt.Sprintf("sample size %d: rank %d is not a rank of the run's %d", smp.Size, rank, s.ranks)
 	case smp.Peer < -1 || smp.Peer >= s.ranks || smp.Peer == rank:
 		return fmt.Sprintf("sample size %d: peer %d is not another rank of the run's %d (or -1 for several)",
 			smp.Size, smp.Peer, s.ranks)
