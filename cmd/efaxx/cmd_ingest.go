@@ -25,6 +25,10 @@ marked partial. A DIR that is missing, or
 under which no directory holds run.json, is an error, found before
 anything is stored: ingesting nothing is almost always a wrong path.
 
+Exit status 3 when a run it stored ended failed, partial, timeout or
+cancelled, or a line or run.json could not be read; a run still going is
+no failure, as for efaxx sync.
+
 Example:
    efaxx ingest efaxx-runs/demo
 
@@ -63,7 +67,9 @@ func runIngest(ctx context.Context, w, ew io.Writer, dbPath string, paths []stri
 		failed = failed || len(rep.Problems) > 0
 		for _, r := range rep.Runs {
 			printRun(w, r)
-			failed = failed || r.Status != record.StatusOK
+			// A run still going has not failed: ingesting a workdir while
+			// a sweep runs is how it is followed (efaxx sync alike).
+			failed = failed || (r.Status != record.StatusOK && r.Status != record.StatusRunning)
 		}
 	}
 	if failed {

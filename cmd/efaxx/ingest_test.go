@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,39 @@ func TestIngestNothing(t *testing.T) {
 		if _, err := os.Stat(db); err == nil {
 			t.Errorf("efaxx ingest %v created %s", tt.dirs, db)
 		}
+	}
+}
+
+// TestIngestRunning: a run still going is stored and is no failure, as
+// for efaxx sync, where ingest exited 3; one that ended partial is.
+func TestIngestRunning(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "test.db")
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := (&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}}).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "run.json")
+	text, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(text, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "exit_code") // the launcher has not exited
+	b, _ := json.Marshal(m)
+	writeFile(t, manifest, string(b))
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", dir); code != 0 || !strings.Contains(stdout, "run 1 new: running") {
+		t.Errorf("efaxx ingest of a running run = %d\n%s%s\nwant 0, the run stored running", code, stdout, stderr)
+	}
+	m["exit_code"] = 0
+	if err := os.Remove(filepath.Join(dir, "rank-00001.ndjson")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(m)
+	writeFile(t, manifest, string(b))
+	if code, stdout, stderr := efaxx(t, "--db", db, "ingest", dir); code != 3 || !strings.Contains(stdout, "run 1 updated: partial") {
+		t.Errorf("efaxx ingest of a partial run = %d\n%s%s\nwant 3, the run partial", code, stdout, stderr)
 	}
 }
