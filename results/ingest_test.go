@@ -545,6 +545,23 @@ func TestIngest_ManyBadLines(t *testing.T) {
 	}
 }
 
+// TestIngest_LineKey: a line whose value has the wrong type names its
+// key as the file spells it, where it named efaxx's Go struct field
+// ("Go struct field Sample.iterations of type uint64").
+func TestIngest_LineKey(t *testing.T) {
+	for _, tt := range []struct{ from, to, want string }{
+		{`"iterations":100`, `"iterations":"many"`, ":3: iterations: string, want uint64"},
+		{`"size":4096`, `"size":-5`, ":3: size: number -5, want uint64"},
+		{`"p99":50000`, `"p99":5e4`, ":3: lat_ns.p99: number 5e4, want uint64"},
+	} {
+		db := MustOpenDB(t)
+		r := newTestRun("uid-1", "sendrecv", 2, 1024, 4096)
+		r.lines[1][2] = strings.Replace(r.lines[1][2], tt.from, tt.to, 1)
+		dir := r.write(t, t.TempDir(), "000-p1")
+		wantRank1Partial(t, mustIngest(t, db, dir), dir, tt.want, 3)
+	}
+}
+
 // TestIngest_LauncherGone: a local run whose manifest says it is running
 // is failed when the efaxx that launched it, and alone would write its
 // end, is gone from this host: its pid ended, or the machine restarted

@@ -360,7 +360,7 @@ func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 	}
 	v, err := record.Decode(line)
 	if err != nil {
-		return sampleRow{}, false, err.Error()
+		return sampleRow{}, false, decodeMessage(err)
 	}
 	if f.end != nil {
 		return sampleRow{}, false, "record after the end record"
@@ -377,6 +377,18 @@ func (f *rankFile) add(line []byte) (sampleRow, bool, string) {
 		f.end = r
 	}
 	return sampleRow{}, false, ""
+}
+
+// decodeMessage says why a line did not decode, naming the key where
+// encoding/json says which, as the problems of a run.json do: "size: number
+// -5, want uint64", not "json: cannot unmarshal number -5 into Go struct
+// field Sample.size of type uint64", which names efaxx's Go type.
+func decodeMessage(err error) string {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		return fmt.Sprintf("%s: %s, want %s", typ.Field, typ.Value, typ.Type)
+	}
+	return err.Error()
 }
 
 // addSample takes the sample record s.
