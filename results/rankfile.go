@@ -39,10 +39,10 @@ type rankFile struct {
 	seen map[sampleKey]seenSample // while reading: the samples so far
 }
 
-// runShape is what the manifest says a run's samples can be: its sizes
-// and its ranks, the only ones to measure and the only peers there are. A sample outside them was not
-// measured by this run (a file from another run, a runner's bug), and is
-// reported rather than stored as if it were.
+// runShape is what the manifest says a run's samples can be: its sizes,
+// and its ranks, the only ones to measure and the only peers there are. A
+// sample outside them was not measured by this run (a file from another
+// run, a runner's bug), and is reported rather than stored as if it were.
 type runShape struct {
 	ranks int
 	sizes map[uint64]bool // nil when the manifest lists none (written before sizes were)
@@ -60,7 +60,7 @@ func shapeOf(m *record.Manifest) *runShape {
 	return s
 }
 
-// check returns why sample s, of the file of rank, is not one of the
+// check returns why sample smp, of the file of rank, is not one of the
 // run's, or "".
 func (s *runShape) check(rank int, smp *record.Sample) string {
 	switch {
