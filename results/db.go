@@ -75,7 +75,7 @@ func OpenExisting(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open results db %q: %w", path, ErrNoStore)
 	}
 	if err := checkStore(ctx, path); err != nil {
-		return nil, fmt.Errorf("open results db %q: %w", path, err)
+		return nil, openErr(path, err)
 	}
 	return open(ctx, path, math.MaxInt, "rw")
 }
@@ -131,9 +131,26 @@ func open(ctx context.Context, path string, last int, mode string) (*DB, error) 
 	if err := db.setUp(ctx, last); err != nil {
 		// Ensure the pool is closed if the schema cannot be brought up.
 		sqldb.Close()
-		return nil, fmt.Errorf("open results db %q: %w", path, err)
+		return nil, openErr(path, err)
 	}
 	return db, nil
+}
+
+// errReadonlyDirectory is SQLITE_READONLY_DIRECTORY, which go-sqlite3
+// does not name.
+var errReadonlyDirectory = sqlite3.ErrReadonly.Extend(6)
+
+// openErr is err from opening the store at path, with the path, and with
+// the cause where SQLite's words hide it: a store in a directory this user
+// cannot write fails "attempt to write a readonly database", even to be
+// read, since SQLite keeps its -wal and -shm files beside it.
+func openErr(path string, err error) error {
+	var e sqlite3.Error
+	if errors.As(err, &e) && e.ExtendedCode == errReadonlyDirectory {
+		err = fmt.Errorf("%w: its directory %s is not writable, and SQLite needs it for the store's -wal and -shm files, to read it too",
+			err, filepath.Dir(path))
+	}
+	return fmt.Errorf("open results db %q: %w", path, err)
 }
 
 // setUp checks the SQLite build and migrates the store no further than
