@@ -112,20 +112,29 @@ func (x *SlurmExecutor) Cancel(ctx context.Context, f results.JobFilter) ([]resu
 
 // Watch syncs the jobs f selects every interval, and calls show with them
 // and what the sync said, until all of them have ended and are stored, or
-// ctx ends.
+// ctx ends. A sync that fails for a job is shown too, and then ends the
+// watch with its error: it stored the other jobs first, and what it said
+// of them (a rank file's bad line) is said by no later sync once they
+// settle.
 func (x *SlurmExecutor) Watch(ctx context.Context, f results.JobFilter, interval time.Duration,
 	show func([]JobView, *SyncReport) error) error {
 	for {
-		rep, err := x.Sync(ctx, f)
-		if err != nil {
-			return err
+		rep, syncErr := x.Sync(ctx, f)
+		if rep == nil {
+			rep = &SyncReport{}
 		}
 		views, err := x.Jobs(ctx, f)
 		if err != nil {
+			if syncErr != nil {
+				return syncErr
+			}
 			return err
 		}
 		if err := show(views, rep); err != nil {
 			return err
+		}
+		if syncErr != nil {
+			return syncErr
 		}
 		if allDone(views) {
 			return nil

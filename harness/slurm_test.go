@@ -298,6 +298,38 @@ func TestSyncGoesOnPastABrokenJob(t *testing.T) {
 	}
 }
 
+// TestWatchShowsSyncBeforeError: a watch whose sync fails for one job
+// shows what it stored of the others before it ends with the error, where
+// it ended at once and the runs stored, and their warnings, went unsaid.
+func TestWatchShowsSyncBeforeError(t *testing.T) {
+	f := &fakeSlurm{ids: []string{"301", "302"},
+		squeue: "301|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n302|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n"}
+	x := newExecutor(t, f)
+	var jobs []results.Job
+	for _, text := range []string{threePoints, strings.Replace(threePoints, "[10, 20, 30]", "[40]", 1)} {
+		sub, err := x.Submit(t.Context(), mustParse(t, text), harness.SubmitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, sub.Jobs...)
+	}
+	if err := os.RemoveAll(jobs[0].SessionDir); err != nil {
+		t.Fatal(err)
+	}
+	ranEnded(t, jobs[1].Steps[0].Dir, "302.0")
+	var shown []*harness.SyncReport
+	err := x.Watch(t.Context(), results.JobFilter{}, time.Millisecond, func(_ []harness.JobView, rep *harness.SyncReport) error {
+		shown = append(shown, rep)
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "sbatch job 301") {
+		t.Errorf("Watch error = %v, want one naming job 301", err)
+	}
+	if len(shown) != 1 || len(shown[0].Runs) != 1 || shown[0].Runs[0].Status != record.StatusOK {
+		t.Errorf("Watch showed %+v, want one refresh with job 302's ok run", shown)
+	}
+}
+
 func TestCancelNeedsActiveJobs(t *testing.T) {
 	f := &fakeSlurm{squeue: "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"}
 	x, _ := submitted(t, f)

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/lineerr"
 	"efaxx/results"
 	"efaxx/results/record"
 	"efaxx/slurm"
@@ -111,11 +112,12 @@ func runStatus(ctx context.Context, o statusOptions) error {
 }
 
 // watchPrinter returns what status --watch does with each refresh: keep
-// the views, print the notes and a progress line. A note is printed once
-// per watch: a source that fails (sacct without accounting) fails alike at
-// every refresh.
+// the views, print the notes, the warnings and a progress line. A note or
+// a warning is printed once per watch: a source that fails (sacct without
+// accounting) fails alike at every refresh, and a step still running is
+// read again, its bad lines with it.
 func watchPrinter(w io.Writer, views *[]harness.JobView) func([]harness.JobView, *harness.SyncReport) error {
-	seen := map[string]bool{}
+	seen, seenProblem := map[string]bool{}, map[string]bool{}
 	return func(v []harness.JobView, rep *harness.SyncReport) error {
 		*views = v
 		var fresh []string
@@ -126,6 +128,14 @@ func watchPrinter(w io.Writer, views *[]harness.JobView) func([]harness.JobView,
 			}
 		}
 		rep.Notes = fresh
+		var freshProblems []*lineerr.Error
+		for _, p := range rep.Problems {
+			if !seenProblem[p.Error()] {
+				seenProblem[p.Error()] = true
+				freshProblems = append(freshProblems, p)
+			}
+		}
+		rep.Problems = freshProblems
 		printNotes(w, rep)
 		fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), progressLine(v))
 		return nil

@@ -37,3 +37,20 @@ func TestWatchNotesOnce(t *testing.T) {
 		t.Errorf("3 refreshes printed %d notes, want 1:\n%s", n, b.String())
 	}
 }
+
+// TestWatchWarningsOnce: a warning about a line of a rank file, said again
+// at each refresh while its step runs and is read again, is printed once.
+func TestWatchWarningsOnce(t *testing.T) {
+	var b bytes.Buffer
+	var views []harness.JobView
+	show := watchPrinter(&b, &views)
+	for range 3 {
+		bad := &lineerr.Error{File: "s/000/rank-00001.ndjson", Line: 3, Err: errors.New("unknown record type \"x\"")}
+		if err := show(nil, &harness.SyncReport{Problems: []*lineerr.Error{bad}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(b.String(), "warning:"); n != 1 {
+		t.Errorf("3 refreshes printed %d warnings, want 1:\n%s", n, b.String())
+	}
+}
