@@ -63,7 +63,8 @@ type Report struct {
 
 // Query learns the state of each job. sacct comes first: it knows jobs
 // long after they end, and their steps. A job sacct does not know, or
-// knows only as pending or running (it lags), is asked of slurmctld
+// knows only as pending or running (it lags), or as ended in a state
+// after which Slurm requeues a job (see requeued), is asked of slurmctld
 // through squeue, then scontrol show job. A job slurmctld has forgotten
 // and sacct never knew is judged from the markers its script left.
 func (c *Client) Query(ctx context.Context, jobs []Tracked) (*Report, error) {
@@ -74,7 +75,7 @@ func (c *Client) Query(ctx context.Context, jobs []Tracked) (*Report, error) {
 	acct := c.sacct(ctx, jobs, rep)
 	var need []Tracked
 	for _, t := range jobs {
-		if a := acct[t.ID.String()]; a == nil || !a.State.Final() {
+		if a := acct[t.ID.String()]; a == nil || !a.State.Final() || requeued[a.State] {
 			need = append(need, t)
 		}
 	}
@@ -94,6 +95,14 @@ func (c *Client) Query(ctx context.Context, jobs []Tracked) (*Report, error) {
 	return rep, nil
 }
 
+// requeued are the final states after which Slurm requeues a job by
+// itself (a node failure, a preemption, a node that did not boot, where
+// the job may be requeued, as JobRequeue=1 has it by default). sacct
+// shows the job's ended run in that state until slurmdbd hears of the
+// next, while slurmctld has the job pending again: what slurmctld says
+// of it then wins.
+var requeued = map[State]bool{NodeFail: true, "PREEMPTED": true, "BOOT_FAIL": true}
+
 // decide picks what to believe of one job: a final state from sacct, else
 // what slurmctld says, else an exit marker, else sacct's non-final state.
 // Only when slurmctld answered and does not know the job is it judged from
@@ -102,6 +111,9 @@ func decide(t Tracked, acct, ctld *JobState, ctldAnswered bool) (*JobState, erro
 	var steps []StepState
 	if acct != nil {
 		if acct.State.Final() {
+			if requeued[acct.State] && ctld != nil && !ctld.State.Final() && ctld.State != Completing {
+				return ctld, nil // requeued: sacct's steps are of the run that ended
+			}
 			return acct, nil
 		}
 		steps = acct.Steps

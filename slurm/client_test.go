@@ -130,6 +130,28 @@ func TestQueryPrefersFinal(t *testing.T) {
 	}
 }
 
+// TestQueryRequeued: a job that sacct has ended in a state after which
+// Slurm requeues jobs is asked of slurmctld, whose pending job wins, so
+// that a sync does not settle a job that runs again; one that slurmctld
+// has ended too keeps sacct's word and steps.
+func TestQueryRequeued(t *testing.T) {
+	c := &slurm.Client{Commander: fakeSlurm{
+		"sacct": "41|NODE_FAIL|0:0|None|h1|1000|1010|1|efaxx\n41.0|CANCELLED|0:0||h1|1001|1010||p000\n" +
+			"42|PREEMPTED|0:0|None|h1|1000|1010|1|efaxx\n42.0|CANCELLED|0:0||h1|1001|1010||p000\n",
+		"squeue": "41|PENDING|BeginTime|h1|1200|NONE|1:00|efaxx\n42|PREEMPTED|None|h1|1000|1010|1:00|efaxx\n",
+	}.runner()}
+	rep, err := c.Query(context.Background(), []slurm.Tracked{track(t, "41", t.TempDir()), track(t, "42", t.TempDir())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := rep.States["41"]; j == nil || j.Source != "squeue" || j.State != slurm.Pending || len(j.Steps) != 0 {
+		t.Errorf("job 41 = %+v, want squeue's PENDING without the ended run's steps", j)
+	}
+	if j := rep.States["42"]; j == nil || j.Source != "sacct" || j.State != "PREEMPTED" || j.Step("p000") == nil {
+		t.Errorf("job 42 = %+v, want sacct's PREEMPTED with its steps", j)
+	}
+}
+
 // TestQueryControllerDown: with slurmctld silent, a job without an exit
 // marker is unknown for now, never declared lost.
 func TestQueryControllerDown(t *testing.T) {

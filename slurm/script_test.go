@@ -178,6 +178,37 @@ func TestScriptRecordsSignal(t *testing.T) {
 	r.checkCanary(t)
 }
 
+// TestScriptRequeued: a job that Slurm requeues runs its script again
+// (a node failure, a preemption, scontrol requeue); the exit markers of
+// the run before are gone once the new run starts, and each step's once
+// it starts again, so that nothing reads them as this run's end.
+func TestScriptRequeued(t *testing.T) {
+	r, job := setupScript(t, false)
+	if err := os.WriteFile(filepath.Join(r.stub, "sleep-1"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := r.start(t, job)
+	waitFile(t, filepath.Join(r.stub, "argv-1"))
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	checkMarker(t, filepath.Join(r.jobDir, slurm.JobExitMarker), "rc=143 signal=TERM")
+
+	// The second run: its first step is srun's call 2.
+	if err := os.WriteFile(filepath.Join(r.stub, "sleep-2"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = r.start(t, job)
+	waitFile(t, filepath.Join(r.stub, "argv-2"))
+	for _, path := range []string{filepath.Join(r.jobDir, slurm.JobExitMarker), filepath.Join(r.steps[0], slurm.StepExitMarker)} {
+		if b, err := os.ReadFile(path); err == nil {
+			t.Errorf("%s = %q while the job runs again, want none", path, b)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	checkMarker(t, filepath.Join(r.steps[0], slurm.StepExitMarker), "rc=143 signal=TERM")
+}
+
 func checkStep(t *testing.T, dir, exit, log string) {
 	t.Helper()
 	checkMarker(t, filepath.Join(dir, slurm.StepExitMarker), exit)

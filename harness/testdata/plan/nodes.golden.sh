@@ -42,6 +42,7 @@ efaxx_step() {
 	efaxx_step_dir=$1
 	shift
 	mkdir -p "$efaxx_step_dir"
+	rm -f "$efaxx_step_dir/step.exit" # of a run before a requeue
 	efaxx_mark "$efaxx_step_dir/step.start" "start=$(date +%s.%N)"
 	"$@" >"$efaxx_step_dir/launcher.log" 2>&1 &
 	wait $!
@@ -51,6 +52,8 @@ efaxx_step() {
 	[ "$rc" = 0 ] || efaxx_failed=1
 }
 
+# A requeued job runs this script again: its last run's end is not this one's.
+rm -f "$efaxx_job_dir/job.exit"
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
 # step 0: p000-2fff4d7db9ea1482
@@ -118,6 +121,7 @@ efaxx_step() {
 	efaxx_step_dir=$1
 	shift
 	mkdir -p "$efaxx_step_dir"
+	rm -f "$efaxx_step_dir/step.exit" # of a run before a requeue
 	efaxx_mark "$efaxx_step_dir/step.start" "start=$(date +%s.%N)"
 	"$@" >"$efaxx_step_dir/launcher.log" 2>&1 &
 	wait $!
@@ -127,6 +131,8 @@ efaxx_step() {
 	[ "$rc" = 0 ] || efaxx_failed=1
 }
 
+# A requeued job runs this script again: its last run's end is not this one's.
+rm -f "$efaxx_job_dir/job.exit"
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
 # step 0: p001-350ca0015bdb81a6
@@ -194,6 +200,7 @@ efaxx_step() {
 	efaxx_step_dir=$1
 	shift
 	mkdir -p "$efaxx_step_dir"
+	rm -f "$efaxx_step_dir/step.exit" # of a run before a requeue
 	efaxx_mark "$efaxx_step_dir/step.start" "start=$(date +%s.%N)"
 	"$@" >"$efaxx_step_dir/launcher.log" 2>&1 &
 	wait $!
@@ -203,6 +210,8 @@ efaxx_step() {
 	[ "$rc" = 0 ] || efaxx_failed=1
 }
 
+# A requeued job runs this script again: its last run's end is not this one's.
+rm -f "$efaxx_job_dir/job.exit"
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
 # step 0: p002-e4bfdded8c7f1ff0

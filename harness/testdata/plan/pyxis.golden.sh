@@ -45,6 +45,7 @@ efaxx_step() {
 	efaxx_step_dir=$1
 	shift
 	mkdir -p "$efaxx_step_dir"
+	rm -f "$efaxx_step_dir/step.exit" # of a run before a requeue
 	efaxx_mark "$efaxx_step_dir/step.start" "start=$(date +%s.%N)"
 	"$@" >"$efaxx_step_dir/launcher.log" 2>&1 &
 	wait $!
@@ -54,6 +55,8 @@ efaxx_step() {
 	[ "$rc" = 0 ] || efaxx_failed=1
 }
 
+# A requeued job runs this script again: its last run's end is not this one's.
+rm -f "$efaxx_job_dir/job.exit"
 efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_NODELIST:-} start=$(date +%s.%N)"
 
 # step 0: p000-58e079b663492c5d
