@@ -122,11 +122,11 @@ func parseScontrol(out []byte) (*JobState, bool) {
 }
 
 // endReason returns Slurm's reason for a job in state, or "" for none:
-// Slurm's "None", and any reason of a cancelled job, as Slurm keeps the
-// reason it last pended for ("Resources"), which says nothing of why it
-// ended.
+// Slurm's "None", and any reason of a cancelled or completed job, as Slurm
+// keeps the reason it last pended for ("Resources"; "BeginTime" for a job
+// that was requeued), which says nothing of why it ended.
 func endReason(state State, reason string) string {
-	if state == Cancelled || reason == "None" {
+	if state == Cancelled || state == Completed || reason == "None" {
 		return ""
 	}
 	return reason

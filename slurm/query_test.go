@@ -47,6 +47,17 @@ func TestParseSacct(t *testing.T) {
 	}
 }
 
+// TestParseSacctRequeuedReason: sacct keeps the reason a requeued job last
+// pended for (BeginTime) after the job completes, which says nothing of
+// how it ended.
+func TestParseSacctRequeuedReason(t *testing.T) {
+	jobs := parseSacct([]byte("2|COMPLETED|0:0|BeginTime|vm|1795841366|1795841444|10|efaxx-aud-long\n" +
+		"2.batch|COMPLETED|0:0||vm|1795841366|1795841444||batch\n"))
+	if j := jobs["2"]; j == nil || j.Reason != "" || j.Describe() != "COMPLETED" {
+		t.Errorf("job 2 = %+v, want COMPLETED without a reason", j)
+	}
+}
+
 func TestParseSacctPendingArray(t *testing.T) {
 	jobs := parseSacct(readQuery(t, "sacct-array.txt"))
 	j := jobs["4_[0-3%2]"]
