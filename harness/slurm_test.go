@@ -271,6 +271,56 @@ func TestSyncRunningThenDone(t *testing.T) {
 	}
 }
 
+// TestSyncWaitsForLateFiles: Slurm says the job completed before the
+// login node sees what its script and ranks wrote (a shared filesystem's
+// lag). The job is not settled while its exit marker is missing, so the
+// files that arrive later are stored; past exitLag, a job that never
+// wrote one is settled as it is.
+func TestSyncWaitsForLateFiles(t *testing.T) {
+	f := &fakeSlurm{squeue: "201|COMPLETED|None|h1|1795381380|1795381400|1:00|efaxx-x\n"}
+	x, job := submitted(t, f)
+	x.Now = func() time.Time { return t0.Add(25 * time.Second) } // 5s after the end
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Jobs[0].Settled.IsZero() || !strings.Contains(strings.Join(rep.Notes, "\n"), "sbatch job 201 has ended, but its script's exit marker is not there yet") {
+		t.Fatalf("job without its exit marker, 5s after its end = %+v, notes %q; want it unsettled, and said why", rep.Jobs[0], rep.Notes)
+	}
+	for i := range job.Steps {
+		ranEnded(t, job.Steps[i].Dir, fmt.Sprintf("201.%d", i))
+	}
+	marker(t, job.Dir, slurm.JobStartMarker, "job=201 nodes=h1 start="+unix(t0))
+	marker(t, job.Dir, slurm.JobExitMarker, "rc=0 signal=- end="+unix(t0.Add(20*time.Second)))
+	if rep, err = x.Sync(t.Context(), results.JobFilter{}); err != nil || rep.Jobs[0].Settled.IsZero() {
+		t.Fatalf("sync once the files show = %+v, %v; want the job settled", rep, err)
+	}
+	for i, got := range runsOf(t, x) {
+		if want := fmt.Sprintf("ok 201.%d h1: ", i); got != want {
+			t.Errorf("step %d = %q, want %q", i, got, want)
+		}
+	}
+
+	// A job cancelled while it pended ran no script: Slurm gives it a
+	// start time, but no nodes. One whose node died never writes the
+	// marker.
+	f.ids = []string{"201", "202", "203"}
+	f.squeue = "202|CANCELLED|Resources||1795381400|1795381400|1:00|efaxx-x\n" +
+		"203|NODE_FAIL|None|h1|1795381380|1795381400|1:00|efaxx-x\n"
+	for _, iters := range []string{"[40]", "[50]"} {
+		if _, err := x.Submit(t.Context(), mustParse(t, strings.Replace(threePoints, "[10, 20, 30]", iters, 1)), harness.SubmitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{"202"}}); err != nil || rep.Jobs[0].Settled.IsZero() {
+		t.Errorf("sync of a job cancelled while it pended = %+v, %v; want it settled at once", rep, err)
+	}
+	x.Now = func() time.Time { return t0.Add(20*time.Second + 2*time.Minute) }
+	if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{"203"}}); err != nil || rep.Jobs[0].Settled.IsZero() {
+		t.Errorf("sync of a job without its exit marker 2 minutes after its end = %+v, %v; want it settled", rep, err)
+	}
+}
+
 // TestSyncGoesOnPastABrokenJob: a job whose session was deleted fails its
 // sync, and another job is still stored.
 func TestSyncGoesOnPastABrokenJob(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -81,6 +83,12 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 		return fmt.Errorf("sbatch job %s: %w", job.JobID, err)
 	}
 	done, last := slurm.State(job.State).Final(), lastStarted(markers)
+	if done && exitUnseen(job, x.now()) {
+		done = false
+		rep.Notes = append(rep.Notes, fmt.Sprintf("sbatch job %s has ended, but its script's exit marker is not there yet: "+
+			"its steps are stored again until it is, or for %v after the end (a shared filesystem may show a node's files late)",
+			job.JobID, exitLag))
+	}
 	for i, step := range job.Steps {
 		pt, err := pf.point(step.PointIndex)
 		if err != nil {
@@ -104,6 +112,27 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 		return nil
 	}
 	return x.DB.UpdateJob(ctx, job)
+}
+
+// exitLag is how long after a job's end sync waits for the exit marker its
+// script writes as it ends, before it settles the job without it. On NFS
+// a login node may see a file a compute node wrote only after its cached
+// view of the directory expires (up to a minute by default), and a job
+// settled before its files show is never looked at again: its runs would
+// stay failed or partial for files that did arrive. A script killed
+// outright (its node died) never writes the marker, hence the bound.
+const exitLag = 2 * time.Minute
+
+// exitUnseen reports whether job, which Slurm says has ended, had nodes
+// (so its script ran; Slurm gives a job cancelled while pending a start
+// time, but no nodes) but shows no exit marker yet, and ended less than
+// exitLag before now.
+func exitUnseen(job *results.Job, now time.Time) bool {
+	if job.NodeList == "" || job.Ended.IsZero() || now.Sub(job.Ended) >= exitLag {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(job.Dir, slurm.JobExitMarker))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // applyState copies what Slurm says of a job into its record.
