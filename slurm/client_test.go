@@ -105,6 +105,42 @@ func TestQueryFallbacks(t *testing.T) {
 	}
 }
 
+// TestQueryEndFromSlurmsLine: without accounting, once slurmctld has
+// forgotten them, jobs stopped by SIGTERM are told apart by the line
+// slurmstepd wrote into their output, though efaxx does not know their
+// time limit (the sweep set none: the partition's default applied).
+func TestQueryEndFromSlurmsLine(t *testing.T) {
+	lines := map[string]string{
+		"51": "slurmstepd-h1: error: *** JOB 51 ON h1 CANCELLED AT 2026-11-28T04:58:22 DUE TO TIME LIMIT ***",
+		"52": "slurmstepd-h1: error: *** JOB 52 ON h1 CANCELLED AT 2026-11-28T04:58:22 DUE TO PREEMPTION ***",
+		"53": "slurmstepd-h1: error: *** JOB 53 ON h1 CANCELLED AT 2026-11-28T04:58:22 ***",
+	}
+	f := fakeSlurm{"sacct": noAccounting, "squeue": invalidJob}
+	var jobs []slurm.Tracked
+	for _, id := range []string{"51", "52", "53"} {
+		dir := t.TempDir()
+		writeMarker(t, dir, slurm.JobStartMarker, "job="+id+" nodes=h1 start=1000")
+		writeMarker(t, dir, slurm.JobExitMarker, "rc=143 signal=TERM end=1020")
+		writeMarker(t, dir, "slurm-"+id+".out", "bash: a line of the script's own\n"+lines[id])
+		f["scontrol "+id] = invalidJob
+		tr := track(t, id, dir)
+		tr.TimeLimit = 0
+		jobs = append(jobs, tr)
+	}
+	rep, err := (&slurm.Client{Commander: f.runner()}).Query(context.Background(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"51": "TIMEOUT (signal TERM at the time limit)", "52": "PREEMPTED (signal TERM)", "53": "CANCELLED (signal TERM)",
+	}
+	for id, w := range want {
+		if j := rep.States[id]; j == nil || j.Describe() != w {
+			t.Errorf("job %s = %+v, want %s", id, j, w)
+		}
+	}
+}
+
 // TestQueryPrefersFinal: sacct's final state wins, but when sacct lags
 // (still RUNNING), slurmctld's word wins, keeping sacct's steps.
 func TestQueryPrefersFinal(t *testing.T) {

@@ -2,8 +2,10 @@ package slurm
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -75,9 +77,11 @@ func readJobMarkers(dir string) (jobMarkers, error) {
 }
 
 // markerState derives a job's state from its markers once Slurm no longer
-// knows it. A script stopped by a signal was cancelled, or timed out when
-// it ran for its whole time limit; without an exit marker, it was killed
-// outright or never started, and is Lost.
+// knows it. A script stopped by a signal timed out, was preempted or was
+// cancelled, as Slurm's own line in the job's output says (see slurmEnd),
+// or else timed out when it ran for its whole time limit, or was
+// cancelled; without an exit marker,
+// it was killed outright or never started, and is Lost.
 func markerState(id ID, dir string, limit time.Duration) (*JobState, error) {
 	m, err := readJobMarkers(dir)
 	if err != nil {
@@ -94,12 +98,49 @@ func markerState(id ID, dir string, limit time.Duration) (*JobState, error) {
 	case e.Signal == "":
 		j.State, j.End, j.Reason = Failed, e.End, "NonZeroExitCode"
 		j.ExitCode = strconv.Itoa(e.Code) + ":0"
-	case limit > 0 && !m.start.IsZero() && e.End.Sub(m.start) >= limit-time.Second:
-		j.State, j.End, j.Reason = Timeout, e.End, "signal "+e.Signal+" at the time limit"
 	default:
-		j.State, j.End, j.Reason = Cancelled, e.End, "signal "+e.Signal
+		j.End, j.Reason = e.End, "signal "+e.Signal
+		switch why := slurmEnd(id, dir); {
+		case why == "TIME LIMIT", limit > 0 && !m.start.IsZero() && e.End.Sub(m.start) >= limit-time.Second:
+			j.State, j.Reason = Timeout, j.Reason+" at the time limit"
+		case why == "PREEMPTION":
+			j.State = "PREEMPTED"
+		default:
+			j.State = Cancelled
+		}
 	}
 	return j, nil
+}
+
+// slurmCancelled is the line slurmstepd writes into a job's output when it
+// stops the job: "slurmstepd-h1: error: *** JOB 12 ON h1 CANCELLED AT
+// 2026-11-28T04:58:22 DUE TO TIME LIMIT ***"; no DUE TO for scancel.
+var slurmCancelled = regexp.MustCompile(`\*\*\* JOB (\S+) ON \S+ CANCELLED AT \S+(?: DUE TO ([A-Z ]+)[^*]*)? \*\*\*`)
+
+// slurmEnd returns why slurmstepd said it stopped job id, in the job's
+// output file in dir: "TIME LIMIT", "PREEMPTION", "NODE FAILURE", ...; ""
+// when it gave no cause or wrote no such line. It tells a job that ran
+// into its time limit from a cancelled one when efaxx does not know the
+// limit (the partition's default).
+func slurmEnd(id ID, dir string) string {
+	f, err := os.Open(filepath.Join(dir, strings.ReplaceAll(OutputName, "%j", strconv.FormatUint(id.Job, 10))))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	// The steps write elsewhere; Slurm's line is near the end.
+	const tail = 64 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > tail {
+		f.Seek(st.Size()-tail, io.SeekStart)
+	}
+	data, _ := io.ReadAll(f)
+	why := ""
+	for _, m := range slurmCancelled.FindAllSubmatch(data, -1) {
+		if string(m[1]) == id.String() || string(m[1]) == strconv.FormatUint(id.Job, 10) {
+			why = string(m[2])
+		}
+	}
+	return why
 }
 
 // readExit reads an exit marker, or returns nil when there is none.
