@@ -321,6 +321,45 @@ func TestSyncWaitsForLateFiles(t *testing.T) {
 	}
 }
 
+// writerFunc is an io.Writer that calls itself.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestSyncProgressAndInterrupt: a sync says how far it is as it goes, and
+// stops when it is interrupted (Ctrl-C) after the step it is storing; the
+// job is not settled, and the next sync stores the rest.
+func TestSyncProgressAndInterrupt(t *testing.T) {
+	defer func(d time.Duration) { *harness.SyncProgressEvery = d }(*harness.SyncProgressEvery)
+	*harness.SyncProgressEvery = 0
+	f := &fakeSlurm{squeue: "201|COMPLETED|None|h1|1795381380|1795381400|1:00|efaxx-x\n"}
+	x, job := submitted(t, f)
+	for i := range job.Steps {
+		ranEnded(t, job.Steps[i].Dir, fmt.Sprintf("201.%d", i))
+	}
+	marker(t, job.Dir, slurm.JobExitMarker, "rc=0 signal=- end="+unix(t0.Add(20*time.Second)))
+	stop := errors.New("interrupted (SIGINT)")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	var lines []string
+	x.Progress = writerFunc(func(b []byte) (int, error) {
+		lines = append(lines, string(b))
+		cancel(stop) // Ctrl-C as the first step is looked at
+		return len(b), nil
+	})
+	rep, err := x.Sync(ctx, results.JobFilter{})
+	if !errors.Is(err, stop) || len(rep.Runs) != 1 || len(lines) != 1 || !strings.HasSuffix(lines[0], " sync: 1 of 3 steps looked at\n") {
+		t.Fatalf("interrupted sync = %+v, %v, progress %q; want it stopped after one step, said so", rep, err, lines)
+	}
+	if got := runsOf(t, x); got[0] != "ok 201.0 h1: " || got[1] != harness.StepPending || got[2] != harness.StepPending {
+		t.Errorf("runs after the interrupted sync = %q, want the first stored", got)
+	}
+	lines = nil
+	x.Progress = writerFunc(func(b []byte) (int, error) { lines = append(lines, string(b)); return len(b), nil })
+	if rep, err = x.Sync(t.Context(), results.JobFilter{}); err != nil || rep.Jobs[0].Settled.IsZero() || len(lines) != 3 {
+		t.Errorf("next sync = %+v, %v, progress %q; want the job settled, 3 steps said", rep, err, lines)
+	}
+}
+
 // TestSyncGoesOnPastABrokenJob: a job whose session was deleted fails its
 // sync, and another job is still stored.
 func TestSyncGoesOnPastABrokenJob(t *testing.T) {

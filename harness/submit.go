@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -23,6 +24,7 @@ type SlurmExecutor struct {
 	Workdir      string           // where session directories are created; the compute nodes must see it
 	RunnerBinary RunnerBinary     // efaxx-runner for sweeps without a container
 	Now          func() time.Time // the clock; nil for time.Now
+	Progress     io.Writer        // where a long sync says how far it is; nil for nowhere
 }
 
 // SubmitOptions says which points to submit.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,11 +52,20 @@ func (x *SlurmExecutor) Sync(ctx context.Context, f results.JobFilter) (*SyncRep
 	}
 	rep := &SyncReport{Notes: states.Notes}
 	plans := map[string]*planFile{}
+	p := &syncProgress{w: x.Progress, last: time.Now()}
+	for _, j := range jobs {
+		p.total += len(j.Steps)
+	}
 	var errs []error
 	for i := range jobs {
 		// One job that cannot be synced (its session was deleted) does not
 		// keep the others from being stored.
-		if err := x.syncJob(ctx, &jobs[i], states.States[tracked[i].ID.String()], plans, rep); err != nil {
+		err := x.syncJob(ctx, &jobs[i], states.States[tracked[i].ID.String()], plans, rep, p)
+		if ctx.Err() != nil {
+			// What is stored stays; the next sync goes on from there.
+			return rep, context.Cause(ctx)
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 		rep.Jobs = append(rep.Jobs, jobs[i])
@@ -63,9 +73,30 @@ func (x *SlurmExecutor) Sync(ctx context.Context, f results.JobFilter) (*SyncRep
 	return rep, errors.Join(errs...)
 }
 
+// syncProgressEvery is how often a sync says how far it is.
+var syncProgressEvery = 2 * time.Second
+
+// syncProgress counts the steps a sync has looked at, and says so on w
+// every syncProgressEvery: a sync of jobs of thousands of steps stores
+// each, which takes minutes the first time.
+type syncProgress struct {
+	w        io.Writer
+	n, total int
+	last     time.Time
+}
+
+func (p *syncProgress) step() {
+	p.n++
+	if p.w != nil && time.Since(p.last) >= syncProgressEvery {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "%s sync: %d of %d steps looked at\n", p.last.Format("15:04:05"), p.n, p.total)
+	}
+}
+
 // syncJob stores what st (nil when Slurm could not be asked) says of job,
 // and ingests its steps.
-func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm.JobState, plans map[string]*planFile, rep *SyncReport) error {
+func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm.JobState, plans map[string]*planFile,
+	rep *SyncReport, p *syncProgress) error {
 	before := *job
 	if st != nil {
 		applyState(job, st)
@@ -90,6 +121,10 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 			job.JobID, exitLag))
 	}
 	for i, step := range job.Steps {
+		if err := ctx.Err(); err != nil {
+			return err // the job is not settled: the next sync stores the rest
+		}
+		p.step()
 		pt, err := pf.point(step.PointIndex)
 		if err != nil {
 			return err

@@ -44,6 +44,7 @@ func runCancel(ctx context.Context, dbPath, workdir string, names []string, stdo
 		return err
 	}
 	defer env.close()
+	env.x.Progress = stderr
 	if err := env.requireJobs(ctx, "cancel", names, f); err != nil {
 		return err
 	}

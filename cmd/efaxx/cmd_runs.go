@@ -263,7 +263,7 @@ func timeCell(t time.Time) string {
 // store without such jobs asks Slurm nothing; a failure is a warning, as
 // the stored runs can still be listed.
 func syncFirst(ctx context.Context, stderr io.Writer, db *results.DB, workdir string) {
-	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir}
+	x := &harness.SlurmExecutor{Client: slurm.NewClient(), DB: db, Workdir: workdir, Progress: stderr}
 	rep, err := x.Sync(ctx, results.JobFilter{})
 	printNotes(stderr, rep) // on an error too: the jobs before it are stored (reportSync)
 	if err != nil {

@@ -85,6 +85,7 @@ func runStatus(ctx context.Context, o statusOptions) error {
 		return err
 	}
 	defer env.close()
+	env.x.Progress = o.stderr
 	if err := env.requireJobs(ctx, "status", o.names, f); err != nil {
 		return err
 	}

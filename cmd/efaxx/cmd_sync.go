@@ -47,6 +47,7 @@ func runSync(ctx context.Context, dbPath, workdir string, names []string, stdout
 		return err
 	}
 	defer env.close()
+	env.x.Progress = stderr
 	if err := env.requireJobs(ctx, "sync", names, f); err != nil {
 		return err
 	}
