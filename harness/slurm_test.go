@@ -258,6 +258,10 @@ func TestSyncRunningThenDone(t *testing.T) {
 	if !rep.Jobs[0].Settled.IsZero() {
 		t.Error("a running job was settled")
 	}
+	// The step stored ok is left alone; the running one is stored again.
+	if rep, err = x.Sync(t.Context(), results.JobFilter{}); err != nil || len(rep.Runs) != 1 || rep.Runs[0].Status != record.StatusRunning {
+		t.Errorf("second sync while RUNNING stored %+v, %v; want the running step alone", rep.Runs, err)
+	}
 	ranEnded(t, job.Steps[1].Dir, "201.1")
 	ranEnded(t, job.Steps[2].Dir, "201.2")
 	f.squeue = "201|COMPLETED|None|h1|1795381380|1795381400|1:00|efaxx-x\n"

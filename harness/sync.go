@@ -113,6 +113,17 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 	if err != nil {
 		return fmt.Errorf("sbatch job %s: %w", job.JobID, err)
 	}
+	// A run stored ok is stored for good (ingest leaves it as it is):
+	// writing its manifest and ingesting it again at every refresh made a
+	// sync of a job of thousands of steps take ever longer as it ran.
+	runs, err := x.DB.RunsOfJob(ctx, job.ID)
+	if err != nil {
+		return err
+	}
+	stored := map[string]bool{}
+	for _, r := range runs {
+		stored[r.UID] = r.Status == record.StatusOK
+	}
 	done, last := slurm.State(job.State).Final(), lastStarted(markers)
 	if done && exitUnseen(job, x.now()) {
 		done = false
@@ -125,6 +136,9 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 			return err // the job is not settled: the next sync stores the rest
 		}
 		p.step()
+		if stored[step.UID] {
+			continue
+		}
 		pt, err := pf.point(step.PointIndex)
 		if err != nil {
 			return err
