@@ -90,6 +90,25 @@ func TestSubmitStopsAtRefusedJob(t *testing.T) {
 	}
 }
 
+// TestSubmitTimedOut: sbatch's message to slurmctld timed out, which a
+// busy slurmctld may have handled: the error says the job may exist and
+// how to look for it.
+func TestSubmitTimedOut(t *testing.T) {
+	timedOut := &slurm.CommandError{Name: "sbatch", Code: 1,
+		Stderr: "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"}
+	x := newExecutor(t, &fakeSlurm{sbatch: []error{timedOut}})
+	_, err := x.Submit(t.Context(), mustParse(t, threePoints), harness.SubmitOptions{})
+	if err == nil || !strings.Contains(err.Error(), "Socket timed out") ||
+		!strings.Contains(err.Error(), "may have taken the job all the same") || !strings.Contains(err.Error(), "squeue --me --name=efaxx-x") {
+		t.Errorf("Submit error = %v, want sbatch's message and how to find the job it may have submitted", err)
+	}
+	refused := &slurm.CommandError{Name: "sbatch", Code: 1, Stderr: "sbatch: error: invalid partition specified: nope"}
+	x = newExecutor(t, &fakeSlurm{sbatch: []error{refused}})
+	if _, err := x.Submit(t.Context(), mustParse(t, threePoints), harness.SubmitOptions{}); err == nil || strings.Contains(err.Error(), "may have") {
+		t.Errorf("Submit error of a refused job = %v, want sbatch's message alone", err)
+	}
+}
+
 func TestSubmitSkipsPointsInFlight(t *testing.T) {
 	x := newExecutor(t, &fakeSlurm{ids: []string{"101", "102"}})
 	s := mustParse(t, threePoints)

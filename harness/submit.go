@@ -197,7 +197,13 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 	}
 	id, cluster, err := x.Client.Submit(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("submit job %d of sweep %s (%s): %w", j.Index, pl.Sweep.Name, j.Shape, err)
+		err = fmt.Errorf("submit job %d of sweep %s (%s): %w", j.Index, pl.Sweep.Name, j.Shape, err)
+		if slurm.MaybeSubmitted(err) {
+			// Submitting again could run the points twice.
+			err = fmt.Errorf("%w; slurmctld may have taken the job all the same, and efaxx does not track it: "+
+				"see squeue --me --name=%s before submitting again", err, spec.Name)
+		}
+		return nil, err
 	}
 	job := &results.Job{Scheduler: "slurm", Cluster: cluster, JobID: id.String(), Name: spec.Name,
 		Sweep: pl.Sweep.Name, SweepHash: pl.Sweep.Hash, Session: ss.ID, SessionDir: ss.Dir, Dir: spec.Dir,

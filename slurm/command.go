@@ -125,6 +125,16 @@ func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([
 	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
+// MaybeSubmitted reports whether err, from sbatch, leaves it unknown
+// whether slurmctld took the job: sbatch gave no answer in time, or its
+// message to slurmctld timed out ("Socket timed out on send/recv
+// operation"), which a busy slurmctld may have handled all the same.
+func MaybeSubmitted(err error) bool {
+	var ce *CommandError
+	return errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &ce) && strings.Contains(ce.Stderr, "Socket timed out")
+}
+
 // invalidJobID reports whether err is Slurm saying it knows none of the
 // job ids it was asked about.
 func invalidJobID(err error) bool {
