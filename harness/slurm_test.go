@@ -109,6 +109,26 @@ func TestSubmitTimedOut(t *testing.T) {
 	}
 }
 
+// TestSubmitSaysEachJob: the caller hears of the plan before the first
+// sbatch, and of each job as sbatch accepts it, not all at the end.
+func TestSubmitSaysEachJob(t *testing.T) {
+	f := &fakeSlurm{ids: []string{"101", "102"}}
+	x := newExecutor(t, f)
+	var events []string
+	_, err := x.Submit(t.Context(), mustParse(t, head+"[params]\nranks = [2, 4]\n"), harness.SubmitOptions{
+		Planned: func(sub *harness.Submission) {
+			events = append(events, fmt.Sprintf("planned %d jobs after %d sbatch", len(sub.Plan.Jobs), f.calls))
+		},
+		Submitted: func(j results.Job) {
+			events = append(events, fmt.Sprintf("job %s after %d sbatch", j.JobID, f.calls))
+		},
+	})
+	want := "planned 2 jobs after 0 sbatch; job 101 after 1 sbatch; job 102 after 2 sbatch"
+	if got := strings.Join(events, "; "); err != nil || got != want {
+		t.Errorf("Submit = %v, events %q; want %q", err, got, want)
+	}
+}
+
 func TestSubmitSkipsPointsInFlight(t *testing.T) {
 	x := newExecutor(t, &fakeSlurm{ids: []string{"101", "102"}})
 	s := mustParse(t, threePoints)

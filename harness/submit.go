@@ -32,6 +32,14 @@ type SubmitOptions struct {
 	// RetryFailed submits only the points whose latest run did not end
 	// ok; otherwise every point without an ok run is submitted.
 	RetryFailed bool
+
+	// Planned, when set, is called once the scripts are written, before
+	// the first sbatch, and Submitted after each job sbatch accepted and
+	// the store recorded: sbatch may take seconds a job on a busy
+	// cluster, and a sweep of many shapes has many jobs, so the caller
+	// can say what happens as it happens.
+	Planned   func(*Submission)
+	Submitted func(results.Job)
 }
 
 // Submission is what Submit did.
@@ -107,12 +115,18 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 	if err := writePlan(ctx, sub.Session, sub.Plan, runner); err != nil {
 		return nil, err
 	}
+	if opts.Planned != nil {
+		opts.Planned(sub)
+	}
 	for i := range sub.Plan.Jobs {
 		job, err := x.submitJob(ctx, sub.Session, sub.Plan, &sub.Plan.Jobs[i], runner)
 		if err != nil {
 			return sub, err
 		}
 		sub.Jobs = append(sub.Jobs, *job)
+		if opts.Submitted != nil {
+			opts.Submitted(*job)
+		}
 		// sbatch is let finish when ctx is cancelled, so that its job is
 		// recorded; stop only now.
 		if ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/harness"
+	"efaxx/results"
 	"efaxx/slurm"
 )
 
@@ -85,37 +86,64 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 			return err
 		}
 	}
-	sub, err := env.x.Submit(ctx, s, harness.SubmitOptions{RetryFailed: o.retry == "failed"})
+	// Each job is said as sbatch accepts it: sbatch may take seconds a
+	// job on a busy cluster.
+	p := &submitPrinter{stdout: o.stdout, stderr: o.stderr, sweep: s}
+	sub, err := env.x.Submit(ctx, s, harness.SubmitOptions{RetryFailed: o.retry == "failed",
+		Planned: p.planned, Submitted: p.submitted})
 	if sub != nil {
-		printSubmission(o.stdout, o.stderr, s, sub)
+		p.done(sub)
 	}
 	return err
 }
 
-func printSubmission(stdout, stderr io.Writer, s *harness.Sweep, sub *harness.Submission) {
-	for _, w := range sub.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	for _, sk := range sub.Skipped {
-		fmt.Fprintf(stdout, "skip point %d, %s: %s\n", sk.Point.Index, sk.Point.Label(), sk.Why)
-	}
-	if sub.Plan == nil {
-		fmt.Fprintf(stdout, "sweep %s: nothing to submit\n", s.Name)
-		return
-	}
+// submitPrinter says what submit does: the plan before the first sbatch,
+// then each job sbatch accepted, then how to follow them.
+type submitPrinter struct {
+	stdout, stderr io.Writer
+	sweep          *harness.Sweep
+	shown          bool // planned has printed
+}
+
+func (p *submitPrinter) planned(sub *harness.Submission) {
+	p.shown = true
+	p.skipped(sub)
 	for _, sp := range sub.Plan.Splits {
-		fmt.Fprintf(stdout, "split: the %d points of %s run as %d jobs: one script would be %s, more than max_script_size, %s\n",
+		fmt.Fprintf(p.stdout, "split: the %d points of %s run as %d jobs: one script would be %s, more than max_script_size, %s\n",
 			sp.Points, sp.Shape, sp.Jobs, byteCount(sp.Bytes), byteCount(sp.Max))
 	}
 	points := 0
 	for _, j := range sub.Plan.Jobs {
 		points += len(j.Points)
 	}
-	fmt.Fprintf(stdout, "sweep %s: %s in %s, session %s\n", s.Name, quantity(points, "point"), quantity(len(sub.Plan.Jobs), "job"), sub.Session.Dir)
-	for _, j := range sub.Jobs {
-		fmt.Fprintf(stdout, "submitted job %s: %s, %s\n", j.JobID, j.Shape, quantity(len(j.Steps), "step"))
+	fmt.Fprintf(p.stdout, "sweep %s: %s in %s, session %s\n", p.sweep.Name, quantity(points, "point"),
+		quantity(len(sub.Plan.Jobs), "job"), sub.Session.Dir)
+}
+
+func (p *submitPrinter) submitted(j results.Job) {
+	fmt.Fprintf(p.stdout, "submitted job %s: %s, %s\n", j.JobID, j.Shape, quantity(len(j.Steps), "step"))
+}
+
+// done ends what submit printed: the skipped points when nothing was
+// planned, and how to follow the jobs submitted.
+func (p *submitPrinter) done(sub *harness.Submission) {
+	if !p.shown {
+		p.skipped(sub)
+		if sub.Plan == nil {
+			fmt.Fprintf(p.stdout, "sweep %s: nothing to submit\n", p.sweep.Name)
+		}
 	}
 	if len(sub.Jobs) > 0 {
-		fmt.Fprintf(stdout, "follow with: efaxx status --watch %s\n", sub.Session.ID)
+		fmt.Fprintf(p.stdout, "follow with: efaxx status --watch %s\n", sub.Session.ID)
+	}
+}
+
+// skipped prints the warnings and the points left out.
+func (p *submitPrinter) skipped(sub *harness.Submission) {
+	for _, w := range sub.Warnings {
+		fmt.Fprintln(p.stderr, "warning:", w)
+	}
+	for _, sk := range sub.Skipped {
+		fmt.Fprintf(p.stdout, "skip point %d, %s: %s\n", sk.Point.Index, sk.Point.Label(), sk.Why)
 	}
 }
