@@ -213,12 +213,14 @@ func byteCount(n int) string {
 	return fmt.Sprintf("%.1f MB (%d bytes)", float64(n)/1e6, n)
 }
 
-// numberLines writes text with a line number before each line.
+// numberLines writes text with a line number before each line. A line
+// may be megabytes long (a point's list of sizes is one word), which a
+// bufio.Scanner stops at without a word.
 func numberLines(w io.Writer, text []byte) {
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		fmt.Fprintf(w, "%4d  %s\n", n, sc.Text())
+	for n := 1; len(text) > 0; n++ {
+		line, rest, _ := bytes.Cut(text, []byte("\n"))
+		fmt.Fprintf(w, "%4d  %s\n", n, line)
+		text = rest
 	}
 }
 
