@@ -345,21 +345,29 @@ func TestSyncWaitsForLateFiles(t *testing.T) {
 	}
 
 	// A job cancelled while it pended ran no script: Slurm gives it a
-	// start time, but no nodes. One whose node died never writes the
-	// marker.
-	f.ids = []string{"201", "202", "203"}
+	// start time, but no nodes. One whose node died, or whose script
+	// SIGKILL stopped, never writes the marker. One that completed and
+	// shows none two minutes after its end is settled as it is.
+	f.ids = []string{"201", "202", "203", "204", "205"}
 	f.squeue = "202|CANCELLED|Resources||1795381400|1795381400|1:00|efaxx-x\n" +
-		"203|NODE_FAIL|None|h1|1795381380|1795381400|1:00|efaxx-x\n"
-	for _, iters := range []string{"[40]", "[50]"} {
+		"203|NODE_FAIL|None|h1|1795381380|1795381400|1:00|efaxx-x\n" +
+		"205|COMPLETED|None|h1|1795381380|1795381400|1:00|efaxx-x\n"
+	f.sacct = "204|FAILED|0:9|NonZeroExitCode|h1|1795381380|1795381400|1|efaxx-x\n"
+	for _, iters := range []string{"[40]", "[50]", "[60]", "[70]"} {
 		if _, err := x.Submit(t.Context(), mustParse(t, strings.Replace(threePoints, "[10, 20, 30]", iters, 1)), harness.SubmitOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{"202"}}); err != nil || rep.Jobs[0].Settled.IsZero() {
-		t.Errorf("sync of a job cancelled while it pended = %+v, %v; want it settled at once", rep, err)
+	for _, id := range []string{"202", "203", "204"} {
+		if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{id}}); err != nil || rep.Jobs[0].Settled.IsZero() {
+			t.Errorf("sync of job %s 5s after its end = %+v, %v; want it settled at once", id, rep, err)
+		}
+	}
+	if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{"205"}}); err != nil || !rep.Jobs[0].Settled.IsZero() {
+		t.Errorf("sync of job 205 5s after its end = %+v, %v; want it waited for", rep, err)
 	}
 	x.Now = func() time.Time { return t0.Add(20*time.Second + 2*time.Minute) }
-	if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{"203"}}); err != nil || rep.Jobs[0].Settled.IsZero() {
+	if rep, err = x.Sync(t.Context(), results.JobFilter{JobIDs: []string{"205"}}); err != nil || rep.Jobs[0].Settled.IsZero() {
 		t.Errorf("sync of a job without its exit marker 2 minutes after its end = %+v, %v; want it settled", rep, err)
 	}
 }

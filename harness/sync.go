@@ -175,9 +175,17 @@ const exitLag = 2 * time.Minute
 // exitUnseen reports whether job, which Slurm says has ended, had nodes
 // (so its script ran; Slurm gives a job cancelled while pending a start
 // time, but no nodes) but shows no exit marker yet, and ended less than
-// exitLag before now.
+// exitLag before now. A job whose node died, or whose script SIGKILL
+// stopped (exit code N:9), wrote none: there is nothing to wait for.
 func exitUnseen(job *results.Job, now time.Time) bool {
 	if job.NodeList == "" || job.Ended.IsZero() || now.Sub(job.Ended) >= exitLag {
+		return false
+	}
+	switch slurm.State(job.State) {
+	case slurm.NodeFail, "BOOT_FAIL":
+		return false
+	}
+	if strings.HasSuffix(job.ExitCode, ":9") {
 		return false
 	}
 	_, err := os.Stat(filepath.Join(job.Dir, slurm.JobExitMarker))
