@@ -209,7 +209,7 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 		// Client.Submit would run sbatch regardless.
 		return nil, context.Cause(ctx)
 	}
-	id, cluster, err := x.Client.Submit(ctx, path)
+	id, cluster, err := x.Client.Submit(ctx, spec, path)
 	if err != nil {
 		err = fmt.Errorf("submit job %d of sweep %s (%s): %w", j.Index, pl.Sweep.Name, j.Shape, err)
 		if slurm.MaybeSubmitted(err) {

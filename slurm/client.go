@@ -15,15 +15,23 @@ type Client struct {
 // NewClient returns a Client that runs the real Slurm commands.
 func NewClient() *Client { return &Client{Commander: &ExecCommander{}} }
 
-// Submit submits the sbatch script at path and returns the job's id and
-// cluster ("" unless sbatch names one). A refused job gives a
-// *CommandError holding sbatch's message.
+// Submit submits the sbatch script of j, rendered at path, and returns
+// the job's id and cluster ("" unless sbatch names one). A refused job
+// gives a *CommandError holding sbatch's message.
+//
+// The options of the script's #SBATCH lines go on sbatch's command line
+// too: sbatch takes an SBATCH_* variable of the environment (a site's
+// profile may set SBATCH_PARTITION or SBATCH_TIMELIMIT) over a script's
+// #SBATCH line, but the command line over both, so the job runs as the
+// script says. (ExecCommander drops the variables of what efaxx sets no
+// option for but cannot have: SBATCH_ARRAY_INX, SBATCH_WAIT, ...)
 //
 // sbatch runs on even after ctx is cancelled, bounded by the Commander's
 // own timeout: killed midway, it may leave a job slurmctld accepted but
 // nobody knows the id of. The caller records the id, then sees ctx.
-func (c *Client) Submit(ctx context.Context, path string) (ID, string, error) {
-	out, err := c.run(context.WithoutCancel(ctx), "sbatch", "--parsable", path)
+func (c *Client) Submit(ctx context.Context, j *Job, path string) (ID, string, error) {
+	args := append(append([]string{"--parsable"}, sbatchOptions(j)...), path)
+	out, err := c.run(context.WithoutCancel(ctx), "sbatch", args...)
 	if err != nil {
 		return ID{}, "", fmt.Errorf("sbatch %s: %w", path, err)
 	}

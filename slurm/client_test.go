@@ -209,19 +209,25 @@ func TestQueryControllerDown(t *testing.T) {
 	}
 }
 
+// TestSubmit: sbatch is given the script's options on its command line
+// too, where they win over SBATCH_* variables of the environment, as they
+// would not on the script's #SBATCH lines.
 func TestSubmit(t *testing.T) {
 	c := &slurm.Client{Commander: fakeSlurm{"sbatch": "4711;ci\n"}.runner()}
-	id, cluster, err := c.Submit(context.Background(), "/w/job.sh")
+	job := &slurm.Job{Name: "efaxx-x", Dir: "/w", Alloc: slurm.Alloc{Nodes: 1, Partition: "p 5", Time: "5", Extra: []string{"--comment=a #b"}}}
+	id, cluster, err := c.Submit(context.Background(), job, "/w/job.sh")
 	if err != nil || id.String() != "4711" || cluster != "ci" {
 		t.Fatalf("Submit = %v, %q, %v", id, cluster, err)
 	}
-	if got := strings.Join(c.Commander.(*mock.Commander).Calls[0], " "); got != "sbatch --parsable /w/job.sh" {
-		t.Errorf("ran %q", got)
+	want := []string{"sbatch", "--parsable", "--job-name=efaxx-x", "--chdir=/w", "--output=/w/slurm-%j.out", "--nodes=1",
+		"--partition=p 5", "--time=5", "--comment=a #b", "/w/job.sh"}
+	if got := c.Commander.(*mock.Commander).Calls[0]; !equal(got, want) {
+		t.Errorf("ran %q, want %q", got, want)
 	}
 	refused := &slurm.CommandError{Name: "sbatch", Code: 1,
 		Stderr: "sbatch: error: invalid partition specified: nope\nsbatch: error: Batch job submission failed: Invalid partition name specified\n"}
 	c = &slurm.Client{Commander: fakeSlurm{"sbatch": refused}.runner()}
-	_, _, err = c.Submit(context.Background(), "/w/job.sh")
+	_, _, err = c.Submit(context.Background(), job, "/w/job.sh")
 	var ce *slurm.CommandError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "invalid partition specified: nope") {
 		t.Errorf("Submit error = %v, want sbatch's message", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -103,6 +104,12 @@ func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), "SLURM_TIME_FORMAT=%s")
+	if name == "sbatch" {
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool {
+			k, _, _ := strings.Cut(kv, "=")
+			return sbatchEnvIgnored[k]
+		})
+	}
 	// In a process group of its own, a Ctrl-C at the terminal reaches
 	// efaxx alone, which stops each command through ctx, or lets it finish.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -133,6 +140,19 @@ func MaybeSubmitted(err error) bool {
 	var ce *CommandError
 	return errors.Is(err, context.DeadlineExceeded) ||
 		errors.As(err, &ce) && strings.Contains(ce.Stderr, "Socket timed out")
+}
+
+// sbatchEnvIgnored are the variables of sbatch's environment that would
+// set what efaxx's scripts set no option for but cannot have: an array
+// (its tasks would share the steps' run directories, and efaxx would
+// track the array as one job), --wait (sbatch would block until the job
+// ends, and be killed at the Commander's timeout, its job untracked),
+// another cluster (efaxx's squeue, sacct and scancel ask the default
+// one), or a file of its own for the script's standard error (Slurm's
+// word on how the job ended goes there, which efaxx reads from the job's
+// output). These are the options a sweep's extra may not set either.
+var sbatchEnvIgnored = map[string]bool{
+	"SBATCH_ARRAY_INX": true, "SBATCH_WAIT": true, "SBATCH_CLUSTERS": true, "SLURM_CLUSTERS": true, "SBATCH_ERROR": true,
 }
 
 // invalidJobID reports whether err is Slurm saying it knows none of the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +61,33 @@ func TestNotInstalled(t *testing.T) {
 	noConf := &slurm.CommandError{Name: "sinfo", Code: 1, Stderr: "sinfo: fatal: Could not establish a configuration source\n"}
 	if got := slurm.NoClusterHere(fmt.Errorf("sinfo: %w", noConf)); !strings.HasPrefix(got, "no Slurm cluster is configured here") {
 		t.Errorf("NoClusterHere(no configuration source) = %q", got)
+	}
+}
+
+// TestExecCommanderSbatchEnv: sbatch runs without the variables of its
+// environment that would make the job an array, make sbatch wait for the
+// job's end, send the job to another cluster, or move the script's
+// standard error; the others (a site's SBATCH_ACCOUNT) stay.
+func TestExecCommanderSbatchEnv(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\nenv\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	for _, k := range []string{"SBATCH_ARRAY_INX", "SBATCH_WAIT", "SBATCH_CLUSTERS", "SLURM_CLUSTERS", "SBATCH_ERROR", "SBATCH_ACCOUNT"} {
+		t.Setenv(k, "x")
+	}
+	out, err := (&slurm.ExecCommander{}).Run(t.Context(), "sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := "\n" + string(out)
+	for _, k := range []string{"SBATCH_ARRAY_INX", "SBATCH_WAIT", "SBATCH_CLUSTERS", "SLURM_CLUSTERS", "SBATCH_ERROR"} {
+		if strings.Contains(env, "\n"+k+"=") {
+			t.Errorf("sbatch ran with %s set", k)
+		}
+	}
+	if !strings.Contains(env, "\nSBATCH_ACCOUNT=x\n") || !strings.Contains(env, "\nSLURM_TIME_FORMAT=%s\n") {
+		t.Errorf("sbatch's environment lacks SBATCH_ACCOUNT or SLURM_TIME_FORMAT:\n%s", out)
 	}
 }
