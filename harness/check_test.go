@@ -6,6 +6,7 @@ import (
 
 	"efaxx/harness"
 	"efaxx/results"
+	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -70,5 +71,56 @@ min   = 1
 	}
 	if v := rows[0].Value; v < 99 || v > 100 {
 		t.Errorf("median gbps at 64 MiB = %v, want about 99.9", v)
+	}
+}
+
+// TestCheckReferences: a run's references (here a GPU-memory write's
+// cudaMemcpy and staged copies, 100 and 10 times its rate) are not the
+// benchmark's samples, so they do not move the value an expectation judges.
+func TestCheckReferences(t *testing.T) {
+	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sample := func(variant string, ns uint64, peer int) record.Sample {
+		return record.Sample{Role: "initiator", Peer: peer, Variant: variant, BytesSent: 4096, Iterations: 100,
+			ElapsedNs: 100 * ns, Lat: record.Lat{Min: ns, P50: ns, P99: ns, Max: ns}}
+	}
+	run := &synth.Run{UID: "r", Ranks: 2, Sizes: []uint64{4096}, Params: map[string]any{"memory": "device"},
+		Samples: func(rank int, size uint64) []record.Sample {
+			ss := []record.Sample{sample("", 4096, 1-rank)} // 8 Gbps
+			if rank == 0 {
+				ss = append(ss, sample("cudaMemcpy", 41, 1), sample("staged", 410, 1))
+			}
+			return ss
+		}}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := run.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Ingest(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := harness.Parse("c.toml", []byte(`name = "c"
+benchmark = "write"
+[[expect]]
+name = "no more than the network"
+stat = "max"
+max  = 9
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.Runs(t.Context(), results.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := harness.Check(t.Context(), db, s.Expects, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !rows[0].Pass || rows[0].Value < 7.9 || rows[0].Value > 8.1 {
+		t.Fatalf("Check = %+v; want one passing row of the network's 8 Gbps", rows)
 	}
 }

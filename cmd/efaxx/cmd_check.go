@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -127,36 +128,47 @@ func checkSweep(ctx context.Context, db *results.DB, r results.Run, file string)
 
 // checkRecord is one row of check's JSON.
 type checkRecord struct {
-	Expect string   `json:"expect"` // the name, or file:line
-	Metric string   `json:"metric"`
-	Stat   string   `json:"stat"`
-	Bound  string   `json:"bound"`
-	Run    int64    `json:"run,omitempty"`
-	Point  string   `json:"point,omitempty"`
-	Size   *uint64  `json:"size,omitempty"` // nil for no data; a pointer, as 0 bytes is a size
-	Value  *float64 `json:"value"`          // null for no data, which 0 would hide
-	Result string   `json:"result"`         // pass, fail or no data
+	Expect  string   `json:"expect"` // the name, or file:line
+	Metric  string   `json:"metric"`
+	Stat    string   `json:"stat"`
+	Bound   string   `json:"bound"`
+	Run     int64    `json:"run,omitempty"`
+	Point   string   `json:"point,omitempty"`
+	Variant string   `json:"variant,omitempty"` // the way the run measured it, where it measures several
+	Size    *uint64  `json:"size,omitempty"`    // nil for no data; a pointer, as 0 bytes is a size
+	Value   *float64 `json:"value"`             // null for no data, which 0 would hide
+	Result  string   `json:"result"`            // pass, fail or no data
 }
 
 // checkTable lays out the rows of a check.
 func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
-	t := &table{header: []string{"EXPECT", "RUN", "POINT", "SIZE", "METRIC", "STAT", "VALUE", "BOUND", "RESULT"}}
+	variants := slices.ContainsFunc(rows, func(r harness.CheckRow) bool { return r.Variant != "" })
+	header := []string{"EXPECT", "RUN", "POINT", "SIZE"}
+	if variants { // as compare: a run that measures a size several ways has a row for each
+		header = append(header, "VARIANT")
+	}
+	t := &table{header: append(header, "METRIC", "STAT", "VALUE", "BOUND", "RESULT")}
 	records := []checkRecord{}
 	for _, r := range rows {
 		e := r.Expect
 		rec := checkRecord{Expect: e.String(), Metric: e.Metric.Name, Stat: e.Stat, Bound: e.Bound, Result: "pass"}
+		var cells []string
 		switch {
 		case r.Missing:
 			rec.Result = "no data"
-			t.add(rec.Expect, "-", "-", "-", rec.Metric, rec.Stat, "-", rec.Bound, "FAIL (no run or size matched)")
+			cells = []string{rec.Expect, "-", "-", "-", "-", rec.Metric, rec.Stat, "-", rec.Bound, "FAIL (no run or size matched)"}
 		default:
 			if !r.Pass {
 				rec.Result = "fail"
 			}
-			rec.Run, rec.Point, rec.Size, rec.Value = r.RunID, labels.label(*r.Run), &r.Size, &r.Value
-			t.add(rec.Expect, fmt.Sprint(r.RunID), rec.Point, bytesize.Format(r.Size), rec.Metric, rec.Stat,
-				num(r.Value)+" "+e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
+			rec.Run, rec.Point, rec.Size, rec.Value, rec.Variant = r.RunID, labels.label(*r.Run), &r.Size, &r.Value, r.Variant
+			cells = []string{rec.Expect, fmt.Sprint(r.RunID), rec.Point, bytesize.Format(r.Size), r.Variant, rec.Metric,
+				rec.Stat, num(r.Value) + " " + e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass]}
 		}
+		if !variants {
+			cells = slices.Delete(cells, 4, 5)
+		}
+		t.add(cells...)
 		records = append(records, rec)
 	}
 	t.records = records
