@@ -122,7 +122,7 @@ func (ss *Session) SlurmJob(ctx context.Context, pl *Plan, j *PlannedJob, r Runn
 		}
 		job.Steps = append(job.Steps, slurm.Step{
 			Name: StepName(p), Dir: ss.RunDir(p), Nodes: p.Nodes, NTasks: p.Ranks,
-			NTasksPerNode: p.Ranks / p.Nodes, MPI: res.MPI, Container: container,
+			NTasksPerNode: p.Ranks / p.Nodes, CPUsPerTask: res.CPUsPerTask, MPI: res.MPI, Container: container,
 			Command: append(append([]string{r.Path}, p.RunnerArgs()...), "--out", ss.RunDir(p)),
 		})
 	}

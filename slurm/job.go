@@ -50,6 +50,7 @@ type Step struct {
 	Nodes         int    // srun --nodes; 0 leaves it out
 	NTasks        int    // srun --ntasks; 0 leaves it out
 	NTasksPerNode int    // srun --ntasks-per-node; 0 leaves it out
+	CPUsPerTask   int    // srun --cpus-per-task, the job's again: srun 22.05 to 23.02 do not inherit it; 0 leaves it out
 	MPI           string // srun --mpi ("pmix", "pmi2", "none"); "" leaves the cluster's MpiDefault
 	Container     *Container
 	Command       []string // the program and its arguments, run by srun once per task

@@ -119,7 +119,7 @@ func srunArgs(s *Step, quote func(string) string, jobID string) []string {
 	for _, f := range []struct {
 		name string
 		n    int
-	}{{"nodes", s.Nodes}, {"ntasks", s.NTasks}, {"ntasks-per-node", s.NTasksPerNode}} {
+	}{{"nodes", s.Nodes}, {"ntasks", s.NTasks}, {"ntasks-per-node", s.NTasksPerNode}, {"cpus-per-task", s.CPUsPerTask}} {
 		if f.n > 0 {
 			w = append(w, fmt.Sprintf("--%s=%d", f.name, f.n))
 		}
