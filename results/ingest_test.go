@@ -582,7 +582,10 @@ func TestIngest_LauncherGone(t *testing.T) {
 		{"alive", here, record.StatusRunning, ""},
 		{"no launcher", nil, record.StatusRunning, ""},
 		{"another host", &record.Launcher{Host: here.Host + "-other", BootID: here.BootID, PID: ended.Process.Pid}, record.StatusRunning, ""},
-		{"ended", &record.Launcher{Host: here.Host, BootID: here.BootID, PID: ended.Process.Pid}, record.StatusFailed, gone},
+		{"ended", &record.Launcher{Host: here.Host, BootID: here.BootID, PID: ended.Process.Pid, PIDNS: here.PIDNS}, record.StatusFailed, gone},
+		// a container sharing the host's name: its pids are not this namespace's
+		{"another pid namespace", &record.Launcher{Host: here.Host, BootID: here.BootID, PID: ended.Process.Pid, PIDNS: "pid:[1]"},
+			record.StatusRunning, ""},
 		{"restarted", &record.Launcher{Host: here.Host, BootID: "another-boot", PID: os.Getpid()}, record.StatusFailed,
 			fmt.Sprintf("efaxx (pid %d on %s) ended before the launch did: killed, or the machine restarted", os.Getpid(), here.Host)},
 	} {

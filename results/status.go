@@ -26,7 +26,13 @@ func isRunning(m *record.Manifest) bool {
 // ThisLauncher returns this process as the launcher of a local run.
 func ThisLauncher() *record.Launcher {
 	host, _ := os.Hostname()
-	return &record.Launcher{Host: host, BootID: bootID(), PID: os.Getpid()}
+	return &record.Launcher{Host: host, BootID: bootID(), PID: os.Getpid(), PIDNS: pidNS()}
+}
+
+// pidNS names this process's PID namespace, or "".
+func pidNS() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
 }
 
 // bootID returns the kernel's id of this boot, or "".
@@ -41,8 +47,9 @@ func bootID() string {
 // launcherGone returns why the run of m, which its manifest says is still
 // running, will never end, or "": the efaxx that launched it, which alone
 // writes its end, is gone from this host. Without this such a run stayed
-// running for good, which prune refuses. A launcher on another host, or
-// of a manifest that names none, cannot be told gone.
+// running for good, which prune refuses. A launcher on another host or
+// in another PID namespace (a container named as its host), or of a
+// manifest that names none, cannot be told gone.
 func launcherGone(m *record.Manifest) string {
 	l := m.Launcher
 	if l == nil || !isRunning(m) {
@@ -53,6 +60,9 @@ func launcherGone(m *record.Manifest) string {
 	}
 	boot := bootID()
 	restarted := boot != "" && l.BootID != "" && boot != l.BootID
+	if !restarted && l.PIDNS != pidNS() {
+		return ""
+	}
 	if !restarted && !errors.Is(syscall.Kill(l.PID, 0), syscall.ESRCH) {
 		return ""
 	}

@@ -230,6 +230,7 @@ type Launcher struct {
 	Host   string `json:"host"`
 	BootID string `json:"boot_id"` // /proc/sys/kernel/random/boot_id; "" where unknown
 	PID    int    `json:"pid"`
+	PIDNS  string `json:"pid_ns,omitempty"` // /proc/self/ns/pid ("pid:[4026531836]"): a pid means this process only in it
 }
 
 // JoinReasons writes a reason of several parts, as Manifest.Error and a
