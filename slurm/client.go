@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,7 +11,15 @@ import (
 // Client submits, cancels and tracks jobs through a Commander.
 type Client struct {
 	Commander Commander
+
+	// acctSilent is when sacct last gave no answer in time (a hung
+	// slurmdbd): Query does not ask it again for acctRetry after, so that
+	// every refresh of a watch does not wait the Commander's timeout.
+	acctSilent time.Time
 }
+
+// acctRetry is how long Query leaves sacct alone after it gave no answer.
+const acctRetry = 5 * time.Minute
 
 // NewClient returns a Client that runs the real Slurm commands.
 func NewClient() *Client { return &Client{Commander: &ExecCommander{}} }
@@ -152,8 +161,16 @@ func (c *Client) sacct(ctx context.Context, jobs []Tracked, rep *Report) map[str
 	for i, t := range jobs {
 		ids[i] = t.ID
 	}
+	if since := time.Since(c.acctSilent); since < acctRetry {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("sacct: not asked: it gave no answer %s ago; asked again after %s",
+			since.Round(time.Second), acctRetry))
+		return nil
+	}
 	out, err := c.run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			c.acctSilent = time.Now()
+		}
 		rep.Notes = append(rep.Notes, err.Error())
 		return nil
 	}

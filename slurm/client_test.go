@@ -3,6 +3,7 @@ package slurm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,5 +269,33 @@ func TestReadStepMarkers(t *testing.T) {
 	empty, err := slurm.ReadStepMarkers(t.TempDir())
 	if err != nil || !empty.Start.IsZero() || empty.Exit != nil || empty.StepID != "" {
 		t.Errorf("ReadStepMarkers of an empty directory = %+v, %v", empty, err)
+	}
+}
+
+// TestQuerySacctSilent: a sacct that gave no answer in time (a hung
+// slurmdbd) is not asked again at the next Query, which would wait the
+// same timeout at every refresh of a watch; slurmctld still answers.
+func TestQuerySacctSilent(t *testing.T) {
+	silent := fmt.Errorf("sacct: no answer within 1m0s: %w", context.DeadlineExceeded)
+	r := fakeSlurm{"sacct": silent, "squeue": "11|RUNNING|None|h1|1000|NONE|1:00|efaxx-x\n"}.runner()
+	c := &slurm.Client{Commander: r}
+	jobs := []slurm.Tracked{track(t, "11", t.TempDir())}
+	for i := range 2 {
+		rep, err := c.Query(context.Background(), jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j := rep.States["11"]; j == nil || j.State != slurm.Running {
+			t.Fatalf("query %d: job 11 = %+v, want running from squeue", i, j)
+		}
+	}
+	asked := 0
+	for _, call := range r.Calls {
+		if call[0] == "sacct" {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("sacct asked %d times in two queries, want 1: %q", asked, r.Calls)
 	}
 }
