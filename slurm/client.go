@@ -161,9 +161,9 @@ func (c *Client) sacct(ctx context.Context, jobs []Tracked, rep *Report) map[str
 	for i, t := range jobs {
 		ids[i] = t.ID
 	}
-	if since := time.Since(c.acctSilent); since < acctRetry {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("sacct: not asked: it gave no answer %s ago; asked again after %s",
-			since.Round(time.Second), acctRetry))
+	if time.Since(c.acctSilent) < acctRetry { // the same note each time: a watch prints it once
+		rep.Notes = append(rep.Notes, fmt.Sprintf("sacct: not asked until %s: it gave no answer at %s",
+			c.acctSilent.Add(acctRetry).Format(time.TimeOnly), c.acctSilent.Format(time.TimeOnly)))
 		return nil
 	}
 	out, err := c.run(ctx, "sacct", "-P", "-n", "--noconvert", "-j", idList(ids), "-o", sacctFields)
