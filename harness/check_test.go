@@ -11,22 +11,10 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	// A 100 Gbps link with 5 us per iteration: 4 KiB moves at about 6 Gbps,
 	// 64 MiB at about 99.9.
-	run := &synth.Run{UID: "r", Ranks: 4, Sizes: []uint64{4096, 64 << 20}, Params: map[string]any{"provider": "shm"}}
-	dir := filepath.Join(t.TempDir(), "run")
-	if err := run.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Ingest(t.Context(), dir); err != nil {
-		t.Fatal(err)
-	}
-	s, err := harness.Parse("c.toml", []byte(`name = "c"
+	rows := checkRun(t, &synth.Run{UID: "r", Ranks: 4, Sizes: []uint64{4096, 64 << 20}, Params: map[string]any{"provider": "shm"}},
+		`name = "c"
 benchmark = "write"
 [[expect]]
 name  = "line rate"
@@ -41,18 +29,7 @@ min   = 50
 name  = "efa"
 where = { provider = "efa" }
 min   = 1
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := db.Runs(t.Context(), results.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := harness.Check(t.Context(), db, s.Expects, runs)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	want := []struct {
 		name    string
 		size    uint64
@@ -78,11 +55,6 @@ min   = 1
 // cudaMemcpy and staged copies, 100 and 10 times its rate) are not the
 // benchmark's samples, so they do not move the value an expectation judges.
 func TestCheckReferences(t *testing.T) {
-	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	sample := func(variant string, ns uint64, peer int) record.Sample {
 		return record.Sample{Role: "initiator", Peer: peer, Variant: variant, BytesSent: 4096, Iterations: 100,
 			ElapsedNs: 100 * ns, Lat: record.Lat{Min: ns, P50: ns, P99: ns, Max: ns}}
@@ -95,6 +67,27 @@ func TestCheckReferences(t *testing.T) {
 			}
 			return ss
 		}}
+	rows := checkRun(t, run, `name = "c"
+benchmark = "write"
+[[expect]]
+name = "no more than the network"
+stat = "max"
+max  = 9
+`)
+	if len(rows) != 1 || !rows[0].Pass || rows[0].Value < 7.9 || rows[0].Value > 8.1 {
+		t.Fatalf("Check = %+v; want one passing row of the network's 8 Gbps", rows)
+	}
+}
+
+// checkRun stores run alone and checks it against the expectations of
+// the sweep text spec.
+func checkRun(t *testing.T, run *synth.Run, spec string) []harness.CheckRow {
+	t.Helper()
+	db, err := results.Open(t.Context(), filepath.Join(t.TempDir(), "efaxx.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := run.Write(dir); err != nil {
 		t.Fatal(err)
@@ -102,13 +95,7 @@ func TestCheckReferences(t *testing.T) {
 	if _, err := db.Ingest(t.Context(), dir); err != nil {
 		t.Fatal(err)
 	}
-	s, err := harness.Parse("c.toml", []byte(`name = "c"
-benchmark = "write"
-[[expect]]
-name = "no more than the network"
-stat = "max"
-max  = 9
-`))
+	s, err := harness.Parse("c.toml", []byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +107,5 @@ max  = 9
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !rows[0].Pass || rows[0].Value < 7.9 || rows[0].Value > 8.1 {
-		t.Fatalf("Check = %+v; want one passing row of the network's 8 Gbps", rows)
-	}
+	return rows
 }
