@@ -32,7 +32,8 @@ var curveLabels = map[string]string{
 // network, GB/s for NVLink copies, Mops for the queue, nccl-tests' busbw in
 // GB/s for its collectives. Curves of different metrics are an error: one
 // axis has one unit. caption goes under the axis label: which machine,
-// when, which runs.
+// when, which runs. Points of size 0 are left out, and the axis label says
+// how many: a log axis cannot place them.
 func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
@@ -63,14 +64,18 @@ func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
-	drawn := 0
+	drawn, zero := 0, 0
 	for i, c := range curves {
-		if len(c.Points) == 0 {
-			continue
+		var xys plotter.XYs
+		for _, pt := range c.Points {
+			if pt.Size == 0 { // a log axis has no place for 0 bytes (OSU's latency, nccl-tests' small all_gather)
+				zero++
+				continue
+			}
+			xys = append(xys, plotter.XY{X: float64(pt.Size), Y: pt.Value})
 		}
-		xys := make(plotter.XYs, len(c.Points))
-		for j, pt := range c.Points {
-			xys[j] = plotter.XY{X: float64(pt.Size), Y: pt.Value}
+		if len(xys) == 0 {
+			continue
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -83,6 +88,13 @@ func Bandwidth(curves []results.Curve, title, caption string) (*plot.Plot, error
 	}
 	if drawn == 0 {
 		return nil, ErrNoData
+	}
+	if zero > 0 {
+		what := fmt.Sprintf("%d points", zero)
+		if zero == 1 {
+			what = "1 point"
+		}
+		p.X.Label.Text += "\nnot drawn: " + what + " at size 0, which a log axis cannot place"
 	}
 	return p, nil
 }

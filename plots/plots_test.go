@@ -54,6 +54,29 @@ func TestBandwidthRefusesEmpty(t *testing.T) {
 	}
 }
 
+// TestBandwidthSizeZero: a run that measured 0 bytes (OSU's latency, a
+// small all_gather of nccl-tests) is drawn without that point, which a
+// log axis cannot place, and the figure says so, rather than panicking.
+func TestBandwidthSizeZero(t *testing.T) {
+	curves := []results.Curve{{RunID: 1, Label: "nccl:all_gather", Metric: "busbw",
+		Points: []results.CurvePoint{{Size: 0, Value: 0}, {Size: 4096, Value: 1.5}, {Size: 1 << 20, Value: 90}}}}
+	p, err := plots.Bandwidth(curves, "t", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.X.Label.Text, "not drawn: 1 point at size 0") {
+		t.Errorf("x label %q does not say the size-0 point is not drawn", p.X.Label.Text)
+	}
+	path := filepath.Join(t.TempDir(), "z.svg")
+	if err := plots.Save(p, path); err != nil {
+		t.Fatal(err)
+	}
+	only0 := []results.Curve{{RunID: 1, Label: "osu", Points: []results.CurvePoint{{Size: 0, Value: 1}}}}
+	if _, err := plots.Bandwidth(only0, "t", ""); !errors.Is(err, plots.ErrNoData) {
+		t.Errorf("Bandwidth(size 0 only) = %v, want ErrNoData", err)
+	}
+}
+
 // TestBandwidthDeterministic draws the same data twice: same bytes.
 func TestBandwidthDeterministic(t *testing.T) {
 	curves := []results.Curve{
