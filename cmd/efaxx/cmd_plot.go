@@ -14,6 +14,7 @@ import (
 	"efaxx/harness"
 	"efaxx/plots"
 	"efaxx/results"
+	"efaxx/results/record"
 )
 
 func newPlotCommand() *cli.Command {
@@ -35,7 +36,9 @@ measures each size several ways (the queue's ring and its floor, an ipc copy
 kernel and the copy engines) has a line per variant, its legend naming it
 (variant=floor), the reference last. Runs in different units are refused,
 not drawn on one axis. Choose runs by id, or take every run of a sweep's
-latest session. This form draws from --db into --out, titled --title; it
+latest session; only the runs that ended ok are drawn, and the others are
+named (a failed or timed-out run holds only what its ranks wrote before
+they stopped). This form draws from --db into --out, titled --title; it
 refuses --data and --out-dir, which are a spec's.
 
 Example:
@@ -146,6 +149,10 @@ func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
 	if err != nil {
 		return err
 	}
+	runs, notOK := keepOKRuns(runs)
+	if len(runs) == 0 {
+		return fmt.Errorf("plot: no run that ended ok: %s", notOK)
+	}
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
 		ids[i] = r.ID
@@ -166,7 +173,40 @@ func runPlot(ctx context.Context, w io.Writer, o plotOptions) error {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s (%s)\n", o.out, quantity(len(runs), "run"))
+	if notOK != "" {
+		fmt.Fprintf(w, "left out: %s\n", notOK)
+	}
+	var empty []int64
+	for _, c := range curves {
+		if len(c.Points) == 0 {
+			empty = append(empty, c.RunID)
+		}
+	}
+	if len(empty) > 0 {
+		fmt.Fprintf(w, "not drawn: %s %s, which have no samples\n", plural(len(empty), "run", "runs"), results.Ranges(empty))
+	}
 	return nil
+}
+
+// keepOKRuns returns the runs that ended ok, and names the others with
+// their status: a failed, partial or timed-out run holds only what its
+// ranks wrote before they stopped, and a line of it beside the others
+// would read as a measurement of its point (as compare and the figures,
+// plot leaves them out, and says so).
+func keepOKRuns(runs []results.Run) ([]results.Run, string) {
+	var ok []results.Run
+	var left []string
+	for _, r := range runs {
+		if r.Status == record.StatusOK {
+			ok = append(ok, r)
+		} else {
+			left = append(left, fmt.Sprintf("run %d (%s)", r.ID, r.Status))
+		}
+	}
+	if len(left) == 0 {
+		return ok, ""
+	}
+	return ok, strings.Join(left, ", ") + ", which did not end ok"
 }
 
 // selectRuns returns the runs asked for; for --sweep, the runs of the

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"efaxx/results/synth"
 )
 
 // TestPlotVariants draws committed GPU runs: each variant of a run is its
@@ -91,5 +93,45 @@ func TestPlotFigureFlags(t *testing.T) {
 	if code, stdout, stderr := efaxx(t, "--db", db, "plot", "--data", data, "--out-dir", outDir, filepath.Join(specs, "ok.toml")); code != 0 ||
 		!strings.Contains(stdout, "wrote "+filepath.Join(outDir, "ok.png")) {
 		t.Errorf("efaxx plot --data --out-dir SPEC = %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPlotLeavesOutNotOK: plot --sweep and --run draw the runs that ended
+// ok and name the others, rather than drawing a failed run's samples as a
+// line like any other; with none ok, nothing is written.
+func TestPlotLeavesOutNotOK(t *testing.T) {
+	dir := t.TempDir()
+	data, db := filepath.Join(dir, "data"), filepath.Join(dir, "s.db")
+	for i, strategy := range []string{"single", "split"} {
+		r := &synth.Run{UID: "u" + strategy, Sweep: "a", Ranks: 2, Sizes: []uint64{4096, 1 << 20}, Seed: uint64(i + 1),
+			Params: map[string]any{"provider": "shm", "strategy": strategy}}
+		if strategy == "split" {
+			r.Fail = "rank 1: verification failed"
+		}
+		if err := r.Write(filepath.Join(data, "a", "s1", strategy)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	efaxx(t, "--db", db, "ingest", data) // exit 3: a run failed; both are stored
+	svg := filepath.Join(dir, "a.svg")
+	code, stdout, stderr := efaxx(t, "--db", db, "plot", "--sweep", "a", "--out", svg)
+	if code != 0 || !strings.Contains(stdout, "wrote "+svg+" (1 run)") ||
+		!strings.Contains(stdout, "left out: run 2 (failed), which did not end ok") {
+		t.Fatalf("efaxx plot --sweep a = %d\n%s%s\nwant run 2 left out and named", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "strategy=split") {
+		t.Error("the figure draws the failed run's samples")
+	}
+	failed := filepath.Join(dir, "failed.svg")
+	code, _, stderr = efaxx(t, "--db", db, "plot", "--run", "2", "--out", failed)
+	if code != 3 || !strings.Contains(stderr, "no run that ended ok: run 2 (failed)") {
+		t.Errorf("efaxx plot --run 2 = %d (%s), want 3 naming the failed run", code, stderr)
+	}
+	if _, err := os.Stat(failed); !os.IsNotExist(err) {
+		t.Errorf("failed.svg: %v, want no figure", err)
 	}
 }
