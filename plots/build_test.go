@@ -279,3 +279,29 @@ func TestBuildCompareVariants(t *testing.T) {
 		t.Errorf("series %v not drawn", want)
 	}
 }
+
+// TestSpreadLeavesOutReferences: a spread panel's boxes are the
+// benchmark's own samples, as its slowest ranks are: on GPU memory rank 0
+// also times cudaMemcpy and a staged copy of the same bytes (committed
+// runs of the H200 machine), which are no rank of the write.
+func TestSpreadLeavesOutReferences(t *testing.T) {
+	db, err := plots.OpenData(t.Context(), "data/h200/gpu-device", filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fig, err := build(t, db, "kind = \"spread\"\ny = \"dir_gbps\"\nruns = { sweep = \"gpu-device\", benchmark = \"write\" }\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := fig.Panels[0].Boxes
+	if len(boxes) == 0 {
+		t.Fatal("no boxes")
+	}
+	for _, b := range boxes {
+		if b.Samples != 2 {
+			t.Errorf("box at %s: %d samples, want 2: the write's two ranks, not rank 0's cudaMemcpy and staged copies",
+				plots.SizeLabel(uint64(b.X)), b.Samples)
+		}
+	}
+}

@@ -29,7 +29,11 @@ func spread(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.Series(ctx, results.SeriesQuery{Runs: runIDs(runs), Metric: m, X: results.XSize, Sizes: p.Sizes, Roles: p.Roles})
+	// The boxes are of the benchmark's own samples, as RankSpread's speeds
+	// are: a reference measured beside it (rank 0's cudaMemcpy on GPU
+	// memory, the queue's floor) is not a rank of the run.
+	rows, err := db.Series(ctx, results.SeriesQuery{Runs: runIDs(runs), Metric: m, X: results.XSize, Sizes: p.Sizes, Roles: p.Roles,
+		NotVariants: results.References(runs[0].Benchmark)})
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,11 @@ type SeriesQuery struct {
 	// Roles keeps only the samples of these roles ("initiator", "target",
 	// "both"); nil keeps all.
 	Roles []string
+
+	// NotVariants leaves out the samples of these variants: the references
+	// a run measures beside its benchmark (References), where a figure
+	// draws the benchmark's own samples only.
+	NotVariants []string
 }
 
 // SeriesRow is one group of a SeriesQuery.
@@ -120,6 +125,11 @@ func seriesSQL(q SeriesQuery) (string, []any, error) {
 		where += ` AND s.role IN (SELECT value FROM json_each(?))`
 		roles, _ := json.Marshal(q.Roles) // strings always encode
 		args = append(args, string(roles))
+	}
+	if q.NotVariants != nil {
+		where += ` AND s.variant NOT IN (SELECT value FROM json_each(?))`
+		variants, _ := json.Marshal(q.NotVariants) // strings always encode
+		args = append(args, string(variants))
 	}
 	group := strings.Join(append(keys, "x"), ", ")
 	return `SELECT ` + group + `, COUNT(*), COUNT(DISTINCT run_id), MIN(m), percentile(m, 25), median(m),
