@@ -305,3 +305,28 @@ func TestSpreadLeavesOutReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesOneVariant: a line whose series do not name the variant is the
+// benchmark's own samples, not pooled with the references measured beside
+// it (rank 0's cudaMemcpy and staged copies of a write on GPU memory, in
+// committed runs of the H200 machine), and a point that would pool two
+// ways of measuring (the copy kernel's launch shapes) is an error.
+func TestLinesOneVariant(t *testing.T) {
+	db, err := plots.OpenData(t.Context(), "data", filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fig, err := build(t, db, "y = \"dir_gbps\"\nstat = \"max\"\nsizes = \"256MiB\"\nruns = { sweep = \"gpu-device\", benchmark = \"write\" }\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := fig.Panels[0].Series[0].Points
+	if len(pts) != 1 || pts[0].Y > 2000 {
+		t.Errorf("write on GPU memory at 256M: %+v, want the write's ranks (1117 Gbps), not cudaMemcpy's 16168", pts)
+	}
+	_, err = build(t, db, "y = \"dir_gbs\"\nruns = { sweep = \"gpu-ipc\", params = { direction = \"push\" } }\n")
+	if err == nil || !strings.Contains(err.Error(), "would pool samples of variants") {
+		t.Errorf("a line over every launch shape = %v, want an error saying it would pool them", err)
+	}
+}

@@ -24,12 +24,28 @@ func lines(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.Series(ctx, results.SeriesQuery{Runs: runIDs(runs), Metric: m, Dims: p.Series, X: p.X, Sizes: p.Sizes, Roles: p.Roles})
+	// Where the series do not name the samples' variant, a line is the
+	// benchmark's own samples: the references measured beside it (the
+	// copy engines beside a copy kernel, cudaMemcpy beside a write on GPU
+	// memory) are left out, and the variant is still read, so that a
+	// point never pools two ways of measuring.
+	q := results.SeriesQuery{Runs: runIDs(runs), Metric: m, Dims: p.Series, X: p.X, Sizes: p.Sizes, Roles: p.Roles}
+	byVariant := !slices.Contains(p.Series, results.DimVariant)
+	if byVariant {
+		q.Dims = append(slices.Clone(p.Series), results.DimVariant)
+		q.NotVariants = references(runs)
+	}
+	rows, err := db.Series(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, missing("runs %s (%s) have no samples with a value of %s%s", idRanges(runIDs(runs)), p.Runs, m.Name, sizesText(p.Sizes))
+	}
+	if byVariant {
+		if rows, err = oneVariant(rows); err != nil {
+			return nil, fmt.Errorf("runs %s (%s): %w", idRanges(runIDs(runs)), p.Runs, err)
+		}
 	}
 	series, err := p.seriesOf(rows)
 	if err != nil {
@@ -41,6 +57,43 @@ func lines(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 		pd.XTicks = xValues(series)
 	}
 	return pd, nil
+}
+
+// oneVariant drops the variant, the last key, of rows whose series do
+// not name it, or fails where a point of a line would pool samples of
+// several variants: that line would be neither of them.
+func oneVariant(rows []results.SeriesRow) ([]results.SeriesRow, error) {
+	seen := map[string]string{} // series keys and x → the variant there
+	for i := range rows {
+		r := &rows[i]
+		n := len(r.Keys) - 1
+		v := r.Keys[n]
+		r.Keys = r.Keys[:n]
+		at := fmt.Sprint(strings.Join(r.Keys, "\x00"), "\x00", r.X)
+		if prev, ok := seen[at]; ok && prev != v {
+			where := fmt.Sprintf("x %g", r.X)
+			if len(r.Keys) > 0 {
+				where = fmt.Sprintf("series %q, %s", strings.Join(r.Keys, " "), where)
+			}
+			return nil, fmt.Errorf("a point would pool samples of variants %q and %q (%s): "+
+				"add variant to series to draw each apart (series_values picks among them)", prev, v, where)
+		}
+		seen[at] = v
+	}
+	return rows, nil
+}
+
+// references returns the reference variants of the runs' benchmarks.
+func references(runs []results.Run) []string {
+	var refs []string
+	for _, r := range runs {
+		for _, v := range results.References(r.Benchmark) {
+			if !slices.Contains(refs, v) {
+				refs = append(refs, v)
+			}
+		}
+	}
+	return refs
 }
 
 // xValues returns the distinct x values of the series, in order.
