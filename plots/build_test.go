@@ -330,3 +330,38 @@ func TestLinesOneVariant(t *testing.T) {
 		t.Errorf("a line over every launch shape = %v, want an error saying it would pool them", err)
 	}
 }
+
+// TestCaptionNotOK: a figure whose spec selects runs that did not end ok
+// (status = "any") says so under the panels, run by run, as it does of
+// runs built from uncommitted code.
+func TestCaptionNotOK(t *testing.T) {
+	dir := t.TempDir()
+	for i, strategy := range []string{"single", "split"} {
+		r := &synth.Run{UID: strategy, Sweep: "a", Ranks: 2, Sizes: []uint64{4096, 1 << 20}, Seed: uint64(i + 1),
+			Params: map[string]any{"provider": "shm", "strategy": strategy}}
+		if strategy == "split" {
+			r.Fail = "rank 1: verification failed"
+		}
+		if err := r.Write(filepath.Join(dir, "data", "a", "s", strategy)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := plots.OpenData(t.Context(), filepath.Join(dir, "data"), filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fig, err := build(t, db, "y = \"gbps\"\nseries = \"strategy\"\nruns = { sweep = \"a\", status = \"any\" }\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Join(fig.Caption, " "); !strings.Contains(c, "DID NOT END OK: run 2 failed") || strings.Contains(c, "run 1 ok") {
+		t.Errorf("caption %q does not name the failed run 2 alone", c)
+	}
+	if fig, err = build(t, db, "y = \"gbps\"\nruns.sweep = \"a\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Join(fig.Caption, " "); strings.Contains(c, "DID NOT END OK") {
+		t.Errorf("a figure of ok runs: caption %q", c)
+	}
+}

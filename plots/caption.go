@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"efaxx/results"
+	"efaxx/results/record"
 )
 
 // captionWidth is the most characters of a caption line, which fits the
@@ -43,7 +44,23 @@ func caption(ctx context.Context, db *results.DB, runs []results.Run) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	return wrap(text+dirty, captionWidth), nil
+	return wrap(text+dirty+notOK(runs), captionWidth), nil
+}
+
+// notOK names the runs that did not end ok, which a spec draws only when
+// its status asks for them: their samples are what their ranks wrote
+// before they stopped, and the caption says so. "" when every run is ok.
+func notOK(runs []results.Run) string {
+	var which []string
+	for _, r := range runs {
+		if r.Status != record.StatusOK {
+			which = append(which, fmt.Sprintf("run %d %s", r.ID, r.Status))
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return ". DID NOT END OK: " + strings.Join(which, ", ") + " (only what their ranks wrote before they stopped)"
 }
 
 // dirtyRuns marks the runs whose efaxx was built from uncommitted code (a
