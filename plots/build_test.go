@@ -1,6 +1,7 @@
 package plots_test
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -363,5 +364,41 @@ func TestCaptionNotOK(t *testing.T) {
 	}
 	if c := strings.Join(fig.Caption, " "); strings.Contains(c, "DID NOT END OK") {
 		t.Errorf("a figure of ok runs: caption %q", c)
+	}
+}
+
+// TestToolValueUnit: a panel of a value an external tool printed
+// (nvbandwidth's bandwidth, in the committed runs of a 4-GPU node) says
+// the unit the tool printed it in, which the metric's name does not, and
+// values printed in two units are refused rather than drawn on one axis.
+func TestToolValueUnit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	db, err := plots.OpenData(t.Context(), "data/h100x4/gpu-node-nvbandwidth", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := "y = \"tool:bandwidth\"\nseries = \"variant\"\nseries_values = \"device_local_copy\"\nruns.sweep = \"gpu-node-nvbandwidth\"\n"
+	fig, err := build(t, db, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := fig.Panels[0].YLabel; l != "bandwidth, GB/s (as the tool printed it)" {
+		t.Errorf("y label %q, want the value's name and its unit, GB/s", l)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE tool_values SET unit = 'MB/s' WHERE variant = 'device_local_copy'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if db, err = results.Open(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := build(t, db, spec); err == nil || !strings.Contains(err.Error(), `in "GB/s" and "MB/s": one axis has one unit`) {
+		t.Errorf("a panel of bandwidth in GB/s and MB/s = %v, want an error naming both units", err)
 	}
 }

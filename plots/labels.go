@@ -1,6 +1,12 @@
 package plots
 
-import "efaxx/results"
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"efaxx/results"
+)
 
 // metricLabels are the default y-axis labels: the unit, and which bytes or
 // times are counted (docs/metrics.md defines each).
@@ -38,4 +44,27 @@ func (p *Panel) xLabel() string {
 		return "message size (bytes)"
 	}
 	return p.X
+}
+
+// toolLabel returns the y label of a panel of a tool's value (tool:NAME)
+// over runs: the spec's, else the value's name and the unit the tool
+// printed it in, which the metric alone does not know. Runs whose tool
+// printed it in different units are an error: one axis has one unit.
+func (p *Panel) toolLabel(ctx context.Context, db *results.DB, m results.Metric, runs []results.Run) (string, error) {
+	name := strings.TrimPrefix(m.Name, results.ToolMetricPrefix)
+	units, err := db.ToolUnits(ctx, runIDs(runs), name)
+	if err != nil {
+		return "", err
+	}
+	if len(units) > 1 {
+		return "", fmt.Errorf("runs %s (%s): their tools printed %s in %q and %q: one axis has one unit; draw them apart",
+			idRanges(runIDs(runs)), p.Runs, name, units[0], units[1])
+	}
+	if p.YLabel != "" {
+		return p.YLabel, nil
+	}
+	if len(units) == 0 || units[0] == "" {
+		return name + " (unit not stated by the tool)", nil
+	}
+	return name + ", " + units[0] + " (as the tool printed it)", nil
 }

@@ -53,6 +53,11 @@ func lines(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 	}
 	pd := &PanelData{XLabel: p.xLabel(), YLabel: p.yLabel(m), XScale: p.xScale(), YScale: p.yScale(),
 		Series: series, runs: runs}
+	if strings.HasPrefix(m.Name, results.ToolMetricPrefix) {
+		if pd.YLabel, err = p.toolLabel(ctx, db, m, runs); err != nil {
+			return nil, err
+		}
+	}
 	if p.X != results.XSize {
 		pd.XTicks = xValues(series)
 	}

@@ -50,6 +50,11 @@ func spread(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 	}
 	pd := &PanelData{XLabel: p.xLabel(), YLabel: p.yLabel(m), XScale: p.xScale(), YScale: p.yScale(), runs: runs,
 		Footnote: slowest(sp)}
+	if strings.HasPrefix(m.Name, results.ToolMetricPrefix) {
+		if pd.YLabel, err = p.toolLabel(ctx, db, m, runs); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range rows {
 		pd.Boxes = append(pd.Boxes, Box{X: r.X, Samples: r.Samples, Min: r.Min, P25: r.P25, Median: r.Median, P75: r.P75, Max: r.Max})
 	}

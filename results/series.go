@@ -279,3 +279,27 @@ func (db *DB) RunVersions(ctx context.Context, ids []int64) (map[int64]string, e
 	}
 	return out, rows.Err()
 }
+
+// ToolUnits returns the units, sorted and distinct, in which the runs'
+// external tools printed the value name (a tool metric's, "latency" of
+// tool:latency): what a figure's axis of it is in.
+func (db *DB) ToolUnits(ctx context.Context, runs []int64, name string) ([]string, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT DISTINCT unit FROM tool_values
+		WHERE run_id IN (SELECT value FROM json_each(?)) AND name = ? ORDER BY unit`, jsonArray(runs), name)
+	if err != nil {
+		return nil, fmt.Errorf("units of tool value %s: %w", name, err)
+	}
+	defer rows.Close()
+	var units []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("units of tool value %s: %w", name, err)
+		}
+		units = append(units, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("units of tool value %s: %w", name, err)
+	}
+	return units, nil
+}
