@@ -103,6 +103,9 @@ func pickSpecs(specs []*plots.Spec, names []string) ([]*plots.Spec, error) {
 // not stop the others.
 func runFigures(ctx context.Context, w, ew io.Writer, o figuresOptions, specs []*plots.Spec) error {
 	start := time.Now()
+	if err := checkOuts(specs, o.outDir); err != nil {
+		return err
+	}
 	db, done, err := openFigureStore(ctx, o)
 	if err != nil {
 		return err
@@ -135,11 +138,33 @@ func drawSpec(ctx context.Context, db *results.DB, s *plots.Spec, outDir string)
 	if err != nil {
 		return "", err
 	}
-	out := s.Out
-	if outDir != "" {
-		out = filepath.Join(outDir, filepath.Base(s.Out))
-	}
+	out := outPath(s, outDir)
 	return out, fig.Save(out)
+}
+
+// outPath is where a spec's PNG goes: its out path, or its file name
+// under outDir.
+func outPath(s *plots.Spec, outDir string) string {
+	if outDir != "" {
+		return filepath.Join(outDir, filepath.Base(s.Out))
+	}
+	return s.Out
+}
+
+// checkOuts refuses specs that would write the same file (one out path,
+// or one file name under --out-dir): the second figure would replace the
+// first, and both would be reported written.
+func checkOuts(specs []*plots.Spec, outDir string) error {
+	by := map[string]*plots.Spec{}
+	for _, s := range specs {
+		out := filepath.Clean(outPath(s, outDir))
+		if prev := by[out]; prev != nil {
+			return fmt.Errorf("figures %s (%s) and %s (%s) would both be written to %s: give them different out paths",
+				prev.Name, prev.File, s.Name, s.File, out)
+		}
+		by[out] = s
+	}
+	return nil
 }
 
 // openFigureStore opens --db, or with --data a temporary store of the

@@ -108,3 +108,19 @@ func TestFiguresSpecsMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestFiguresSameOut: two specs whose figures would go to one file (one
+// file name under --out-dir) are refused before anything is drawn,
+// rather than the second replacing the first with both reported written.
+func TestFiguresSameOut(t *testing.T) {
+	data, specs, out := figureFixture(t)
+	writeFile(t, filepath.Join(specs, "gone.toml"), "name = \"other\"\ntitle = \"Other\"\nout = \"elsewhere/ok.png\"\ny = \"gbps\"\n"+
+		"runs.sweep = \"a\"\n")
+	code, stdout, stderr := efaxx(t, "figures", "--data", data, "--specs", specs, "--out-dir", out)
+	if code != 3 || !strings.Contains(stderr, "would both be written to "+filepath.Join(out, "ok.png")) {
+		t.Errorf("efaxx figures of two specs writing ok.png = %d\n%s%s\nwant 3 naming the file", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "ok.png")); !os.IsNotExist(err) {
+		t.Errorf("ok.png: %v, want nothing drawn", err)
+	}
+}
