@@ -24,15 +24,27 @@ var metricLabels = map[string]string{
 	"mops":          "Mops: million iterations per second",
 }
 
-// yLabel returns the panel's y-axis label.
+// yLabel returns the panel's y-axis label. The default says which
+// statistic a point is where it is not the median, which a reader takes
+// a point for.
 func (p *Panel) yLabel(m results.Metric) string {
 	if p.YLabel != "" {
 		return p.YLabel
 	}
-	if l, ok := metricLabels[m.Name]; ok {
-		return l
+	l, ok := metricLabels[m.Name]
+	if !ok {
+		l = m.Name + ", " + m.Unit
 	}
-	return m.Name + ", " + m.Unit
+	return l + p.statNote()
+}
+
+// statNote says which statistic a point is, for a default label; "" for
+// the median, which a reader takes a point for.
+func (p *Panel) statNote() string {
+	if p.Stat == "" || p.Stat == "median" {
+		return ""
+	}
+	return "; each point the " + p.Stat + " of its samples"
 }
 
 // xLabel returns the panel's x-axis label.
@@ -64,7 +76,7 @@ func (p *Panel) toolLabel(ctx context.Context, db *results.DB, m results.Metric,
 		return p.YLabel, nil
 	}
 	if len(units) == 0 || units[0] == "" {
-		return name + " (unit not stated by the tool)", nil
+		return name + " (unit not stated by the tool)" + p.statNote(), nil
 	}
-	return name + ", " + units[0] + " (as the tool printed it)", nil
+	return name + ", " + units[0] + " (as the tool printed it)" + p.statNote(), nil
 }
