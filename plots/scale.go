@@ -105,13 +105,16 @@ func (t log2Ticks) Ticks(min, max float64) []plot.Tick {
 
 // log10Ticks labels each power of ten of a log10 axis, with ticks at 2..9
 // times it, labelled at 2 and 5 times it when the axis spans less than two
-// decades (else it may show a single label, or none).
+// decades. An axis too narrow for two such labels (370 to 398) is
+// labelled in linear steps instead: one label, or none, would leave its
+// values unreadable.
 type log10Ticks struct{}
 
 // Ticks implements plot.Ticker on the exponents.
 func (log10Ticks) Ticks(min, max float64) []plot.Tick {
 	narrow := max-min < 2
 	var ticks []plot.Tick
+	labels := 0
 	for e := math.Floor(min); e <= math.Ceil(max); e++ {
 		for m := 1.0; m < 10; m++ {
 			v := e + math.Log10(m)
@@ -121,8 +124,19 @@ func (log10Ticks) Ticks(min, max float64) []plot.Tick {
 			t := plot.Tick{Value: v}
 			if m == 1 || narrow && (m == 2 || m == 5) {
 				t.Label = number10(m, e)
+				labels++
 			}
 			ticks = append(ticks, t)
+		}
+	}
+	if labels >= 2 || !(max > min) {
+		return ticks
+	}
+	lin := linearTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
+	ticks = ticks[:0]
+	for _, t := range lin {
+		if t.Value > 0 {
+			ticks = append(ticks, plot.Tick{Value: math.Log10(t.Value), Label: t.Label})
 		}
 	}
 	return ticks
