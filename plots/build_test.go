@@ -78,6 +78,8 @@ func TestBuildMissing(t *testing.T) {
 			"figure t (t.toml): missing data: runs 1-2 (sweep a (latest session), status ok) have no samples with a value of gbps at sizes 64M", true},
 		{"a metric without values", "y = \"algbw\"\nruns.sweep = \"a\"\n",
 			"figure t (t.toml): missing data: runs 1-2 (sweep a (latest session), status ok) have no samples with a value of algbw", true},
+		{"two series of one label", "y = \"gbps\"\nruns.sweep = \"a\"\nseries = \"strategy\"\nlabels = { single = \"one rail\", split = \"one rail\" }\n",
+			"figure t (t.toml): runs 1-2 (sweep a (latest session), status ok): series \"single\" and \"split\" have the same label \"one rail\": give them labels of their own", false},
 		{"x not a number", "y = \"gbps\"\nruns.sweep = \"a\"\nx = \"provider\"\n",
 			"figure t (t.toml): x: parameter \"provider\" of run 1 is \"shm\", not a number", false},
 		{"spread of two runs", "kind = \"spread\"\ny = \"gbps\"\nruns.sweep = \"a\"\n",

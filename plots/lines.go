@@ -192,8 +192,15 @@ func (p *Panel) seriesOf(rows []results.SeriesRow) ([]SeriesData, error) {
 		keys = p.SeriesValues
 	}
 	out := make([]SeriesData, len(keys))
+	labelled := map[string]string{} // label → the series key that has it
 	for i, k := range keys {
 		out[i] = *byKey[k]
+		// A label is a series' style too (assignStyles): two lines of one
+		// label would be drawn alike, one legend entry for both.
+		if prev, ok := labelled[out[i].Label]; ok {
+			return nil, fmt.Errorf("series %q and %q have the same label %q: give them labels of their own", prev, k, out[i].Label)
+		}
+		labelled[out[i].Label] = k
 	}
 	return out, nil
 }
