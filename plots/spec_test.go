@@ -112,6 +112,10 @@ func TestParseSpecErrors(t *testing.T) {
 		{"matrix without variant", head + "kind = \"matrix\"\ny = \"dir_gbs\"\nruns.ids = [1]\n", "f.toml: variant: missing required key: a matrix figure draws the pairs of one variant: name it", plots.ErrMissingKey},
 		{"matrix of two sizes", head + "kind = \"matrix\"\ny = \"dir_gbs\"\nruns.ids = [1]\nvariant = \"memcpy\"\nsizes = [\"1MiB\", \"2MiB\"]\n", "f.toml: sizes: invalid value: a matrix figure draws one size (default: the largest measured)", plots.ErrBadValue},
 		{"matrix by series", head + "kind = \"matrix\"\ny = \"dir_gbs\"\nruns.ids = [1]\nvariant = \"memcpy\"\nseries = \"direction\"\n", "f.toml: series: invalid value: a matrix figure takes runs, y, stat, sizes, variant, transpose and labels of its axes only", plots.ErrBadValue},
+		{"shared y over two scales", head + "share_y = true\ny = \"lat_us\"\nruns.ids = [1]\n[panel.a]\ny_scale = \"log10\"\n[panel.b]\ntitle = \"b\"\n",
+			`f.toml:4: share_y: invalid value: panels "a" and "b" have y scales log10 and linear: a shared y range needs one`, plots.ErrBadValue},
+		{"shared y over two metrics", head + "share_y = true\ny = \"gbps\"\nruns.ids = [1]\n[panel.a]\ntitle = \"a\"\n[panel.b]\ny = \"lat_us\"\n",
+			`f.toml:4: share_y: invalid value: panels "a" and "b" draw y = "gbps" and "lat_us": a shared y range needs one metric`, plots.ErrBadValue},
 		{"variant outside matrix", head + "y = \"gbps\"\nruns.ids = [1]\ntranspose = true\n", `f.toml: variant: invalid value: variant and transpose belong to kind = "matrix"`, plots.ErrBadValue},
 	}
 	for _, tt := range tests {

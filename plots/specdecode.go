@@ -73,10 +73,14 @@ func (d *specDecoder) spec(fields []field) *Spec {
 	s := &Spec{File: d.file, Kind: KindLines, Legend: LegendBelow}
 	var base Panel
 	var panels []field
+	var shareY field
 	seen := map[string]bool{}
 	for _, f := range fields {
 		n := f.Name()
 		seen[n] = true
+		if n == "share_y" {
+			shareY = f
+		}
 		switch {
 		case n == "panel":
 			panels, _ = d.table(f)
@@ -107,7 +111,27 @@ func (d *specDecoder) spec(fields []field) *Spec {
 		d.checkPanel(s, &p, pf)
 		s.Panels = append(s.Panels, p)
 	}
+	if s.ShareY {
+		d.checkShareY(s, shareY)
+	}
 	return s
+}
+
+// checkShareY checks that the panels of a shared y range are on one
+// scale, and but for ratios (compare) of one metric: a log10 panel's range
+// is of logarithms, and one range over Gbps and us compares no heights.
+func (d *specDecoder) checkShareY(s *Spec, f field) {
+	first := s.Panels[0]
+	for _, p := range s.Panels[1:] {
+		switch {
+		case p.yScale() != first.yScale():
+			d.fail(f, badValue("panels %q and %q have y scales %s and %s: a shared y range needs one", first.ID, p.ID, first.yScale(), p.yScale()))
+			return
+		case s.Kind != KindCompare && p.Y != first.Y:
+			d.fail(f, badValue("panels %q and %q draw y = %q and %q: a shared y range needs one metric", first.ID, p.ID, first.Y, p.Y))
+			return
+		}
+	}
 }
 
 // panel decodes the keys of a [panel.ID] table over the defaults in p.
