@@ -404,3 +404,21 @@ func TestToolValueUnit(t *testing.T) {
 		t.Errorf("a panel of bandwidth in GB/s and MB/s = %v, want an error naming both units", err)
 	}
 }
+
+// TestMatrixToolUnit: a matrix of a tool's value (nvbandwidth's
+// bandwidth, committed runs of a 4-GPU node) names the weakest pair in
+// the unit the tool printed, not in the value's name.
+func TestMatrixToolUnit(t *testing.T) {
+	db, err := plots.OpenData(t.Context(), "data/h100x4/gpu-node-nvbandwidth", filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fig, err := build(t, db, "kind = \"matrix\"\ny = \"tool:bandwidth\"\nvariant = \"device_to_device_memcpy_write_ce\"\nruns.sweep = \"gpu-node-nvbandwidth\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := fig.Panels[0].Footnote; !strings.Contains(f, " GB/s, ") || strings.Contains(f, " bandwidth, ") {
+		t.Errorf("footnote %q, want the weakest pair in GB/s", f)
+	}
+}

@@ -57,7 +57,20 @@ func matrix(ctx context.Context, db *results.DB, p *Panel) (*PanelData, error) {
 	h := heatOf(cells, size, m.Lower)
 	pd := &PanelData{XLabel: orDefault(p.XLabel, "destination GPU"), YLabel: orDefault(p.YLabel, "source GPU"),
 		XScale: ScaleLinear, YScale: ScaleLinear, Heat: h, runs: runs}
-	pd.Footnote = weakestNote(h, m)
+	unit := m.Unit
+	if strings.HasPrefix(m.Name, results.ToolMetricPrefix) { // a tool metric's Unit is its name; the unit is stored with the values
+		units, err := db.ToolUnits(ctx, runIDs(runs), strings.TrimPrefix(m.Name, results.ToolMetricPrefix))
+		switch {
+		case err != nil:
+			return nil, err
+		case len(units) > 1:
+			return nil, fmt.Errorf("runs %s (%s): their tools printed %s in %q and %q: one colour scale has one unit",
+				idRanges(runIDs(runs)), p.Runs, m.Unit, units[0], units[1])
+		case len(units) == 1:
+			unit = units[0]
+		}
+	}
+	pd.Footnote = weakestNote(h, unit)
 	return pd, nil
 }
 
@@ -128,8 +141,8 @@ func heatOf(cells []pairCell, size uint64, lower bool) *HeatMap {
 	return h
 }
 
-// weakestNote names the weakest pair against the median pair.
-func weakestNote(h *HeatMap, m results.Metric) string {
+// weakestNote names the weakest pair against the median pair, in unit.
+func weakestNote(h *HeatMap, unit string) string {
 	var vals []float64
 	for _, row := range h.Values {
 		for _, v := range row {
@@ -145,7 +158,7 @@ func weakestNote(h *HeatMap, m results.Metric) string {
 	}
 	w := *h.Values[h.Weakest[0]][h.Weakest[1]]
 	return fmt.Sprintf("weakest (boxed) %d -> %d: %.1f %s, %.2f of the median pair (%.1f); %d pairs, %s",
-		h.Weakest[0], h.Weakest[1], w, m.Unit, w/median, median, len(vals), SizeLabel(h.Size))
+		h.Weakest[0], h.Weakest[1], w, unit, w/median, median, len(vals), SizeLabel(h.Size))
 }
 
 // shareHeat gives every matrix panel of f one colour scale, so that a
