@@ -24,6 +24,9 @@ func (pd *PanelData) plot(pos string, legend bool, columns int) (*plot.Plot, err
 	if pd.Footnote != "" {
 		p.X.Label.Text += "\n" + strings.Join(wrap(pd.Footnote, 150/columns), "\n")
 	}
+	if err := pd.checkLog(); err != nil {
+		return nil, err
+	}
 	tx, ty := axisOf(pd.XScale, columns), axisOf(pd.YScale, columns)
 	p.X.Tick.Marker, p.Y.Tick.Marker = tx.ticks, ty.ticks
 	if len(pd.XTicks) > 0 {
@@ -162,4 +165,29 @@ func placeLegend(p *plot.Plot, pos string) {
 	if !p.Legend.Top {
 		p.Legend.YOffs = vg.Points(4)
 	}
+}
+
+// checkLog fails where a log axis would have to place a value of 0 or
+// less, naming it: its logarithm is no point ("infinite data point", as
+// gonum says, names neither the value nor the axis).
+func (pd *PanelData) checkLog() error {
+	bad := func(scale string, v float64) bool { return scale != ScaleLinear && !(v > 0) }
+	for _, s := range pd.Series {
+		for _, pt := range s.Points {
+			switch {
+			case bad(pd.XScale, pt.X):
+				return fmt.Errorf("series %q: x = %g on a %s axis, which places only values above 0", s.Label, pt.X, pd.XScale)
+			case bad(pd.YScale, pt.Y):
+				return fmt.Errorf("series %q: y = %g at x = %g on a %s axis, which places only values above 0", s.Label, pt.Y, pt.X, pd.YScale)
+			case pt.Lo != nil && bad(pd.YScale, *pt.Lo):
+				return fmt.Errorf("series %q: interval down to %g at x = %g on a %s axis, which places only values above 0", s.Label, *pt.Lo, pt.X, pd.YScale)
+			}
+		}
+	}
+	for _, b := range pd.Boxes {
+		if bad(pd.XScale, b.X) || bad(pd.YScale, b.Min) {
+			return fmt.Errorf("box at x = %g down to %g on a %s y axis and %s x axis, which place only values above 0", b.X, b.Min, pd.YScale, pd.XScale)
+		}
+	}
+	return nil
 }

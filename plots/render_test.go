@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg/draw"
@@ -87,7 +88,8 @@ func TestSave(t *testing.T) {
 func TestDrawRefusesBadData(t *testing.T) {
 	f := sampleFigure()
 	f.Panels[1].Series[0].Points[0].Y = 0
-	if err := f.Save(filepath.Join(t.TempDir(), "bad.png")); err == nil {
-		t.Error("Save(0 on a log axis) succeeded, want an error")
+	err := f.Save(filepath.Join(t.TempDir(), "bad.png"))
+	if err == nil || !strings.Contains(err.Error(), `series "single": y = 0 at x = 2 on a log10 axis, which places only values above 0`) {
+		t.Errorf("Save(0 on a log axis) = %v, want an error naming the value and the axis", err)
 	}
 }
