@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"efaxx/atomicfile"
 	"efaxx/results/record"
 )
 
@@ -77,28 +78,10 @@ func WriteManifest(dir string, m *record.Manifest) error {
 	return writeFileAtomic(filepath.Join(dir, record.ManifestName), append(data, '\n'))
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+// writeFileAtomic writes a file of the session whole or not at all,
+// readable by its owner alone: a sweep's text may hold what a container's
+// env keeps from the job script.
+func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
 // WriteExternal writes the external.json of point p into its run
 // directory dir, for efaxx-runner's external mode and for ingest; it

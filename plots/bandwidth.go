@@ -2,6 +2,7 @@
 package plots
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"efaxx/atomicfile"
 	"efaxx/results"
 )
 
@@ -117,7 +119,8 @@ func curveLabel(metric string) (string, error) {
 
 // Save writes p to path as PNG or SVG (by extension) at README width.
 func Save(p *plot.Plot, path string) error {
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
 	case ".png", ".svg":
 	default:
 		return fmt.Errorf("save figure %q: want a .png or .svg file, got %q", path, ext)
@@ -125,8 +128,18 @@ func Save(p *plot.Plot, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save figure %q: %w", path, err)
 	}
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
+	// Drawn whole before path is touched: gonum's own Save empties the
+	// file first, and a drawing that fails would leave it so.
+	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, ext[1:])
+	if err != nil {
 		return fmt.Errorf("save figure %q: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return fmt.Errorf("save figure %q: %w", path, err)
+	}
+	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("save figure: %w", err)
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"efaxx/atomicfile"
 )
 
 // Geometry of a figure: README width, a panel's height, PNG resolution.
@@ -47,8 +49,8 @@ func (f *Figure) Save(path string) error {
 	return f.write(strings.TrimSuffix(path, filepath.Ext(path))+".svg", vgsvg.New(w, h))
 }
 
-// write draws f on c and writes it to path; nothing is written when
-// drawing fails.
+// write draws f on c and writes it to path, whole: nothing is written
+// when drawing or writing fails.
 func (f *Figure) write(path string, c vg.CanvasWriterTo) error {
 	if err := f.Draw(draw.New(c)); err != nil {
 		return fmt.Errorf("draw figure %q: %w", path, err)
@@ -60,8 +62,8 @@ func (f *Figure) write(path string, c vg.CanvasWriterTo) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write figure %q: %w", path, err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write figure %q: %w", path, err)
+	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("figure: %w", err)
 	}
 	return nil
 }
