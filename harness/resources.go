@@ -484,7 +484,7 @@ func (d *decoder) checkShape(s *Sweep) {
 	}
 	tpn := d.res.NTasksPerNode
 	if _, ranksSet := d.values[paramNamed("ranks")]; tpn > 0 && !ranksSet {
-		d.checkTasks(s.valuesOf("nodes"), tpn)
+		d.checkTasks(s, s.valuesOf("nodes"), tpn)
 		return
 	}
 	reported := 0
@@ -521,18 +521,23 @@ func (d *decoder) checkShape(s *Sweep) {
 }
 
 // checkTasks checks that nodes × ntasks_per_node, a point's ranks when the
-// file gives no ranks, is a count the runner takes, for every nodes value
-// in one error.
-func (d *decoder) checkTasks(nodes []any, tpn int) {
-	var bad, ranks []any
-	for _, n := range nodes {
-		if r := n.(int) * tpn; r < 2 || r > 65536 {
-			bad, ranks = append(bad, n), append(ranks, r)
+// file gives no ranks, is a count each benchmark of the sweep runs on (the
+// queue one rank, ipc at most 64), for every nodes value in one error a
+// benchmark.
+func (d *decoder) checkTasks(s *Sweep, nodes []any, tpn int) {
+	for _, name := range s.Benchmarks {
+		b := benchmark(name)
+		var bad, ranks []any
+		for _, n := range nodes {
+			if r := n.(int) * tpn; r < b.MinRanks || r > b.MaxRanks {
+				bad, ranks = append(bad, n), append(ranks, r)
+			}
 		}
-	}
-	if len(bad) > 0 {
-		d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.lines["slurm.ntasks_per_node"], Key: "slurm.ntasks_per_node",
-			Err: lineerr.Mark(ErrValue, "nodes = %s × ntasks_per_node = %d %s %s ranks: want 2..65536", listText(bad), tpn, isAre(bad), listText(ranks))})
+		if len(bad) > 0 {
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: d.lines["slurm.ntasks_per_node"], Key: "slurm.ntasks_per_node",
+				Err: lineerr.Mark(ErrValue, "nodes = %s × ntasks_per_node = %d %s %s ranks: benchmark %s runs on %s",
+					listText(bad), tpn, isAre(bad), listText(ranks), name, rangeText(b))})
+		}
 	}
 }
 

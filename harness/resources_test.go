@@ -126,6 +126,11 @@ func TestRanksPerNode(t *testing.T) {
 	if !reflect.DeepEqual(ranks, []int{8, 16, 32}) {
 		t.Errorf("ranks = %v, want 8, 16, 32", ranks)
 	}
+	// The queue runs on one rank: one a node, on one node, is its count.
+	s = mustParse(t, "name = \"x\"\nbenchmark = \"queue\"\n[slurm]\nntasks_per_node = 1\n")
+	if p := s.Points(); len(p) != 1 || p[0].Ranks != 1 {
+		t.Errorf("queue, ntasks_per_node = 1: points %+v, want one of 1 rank", p)
+	}
 }
 
 func TestParseResourceErrors(t *testing.T) {
@@ -199,14 +204,20 @@ func TestParseResourceErrors(t *testing.T) {
 		{"ranks against ntasks_per_node", head + "[params]\nranks = 4\n[slurm]\nntasks_per_node = 1\n",
 			`sweeps/x.toml:4: params.ranks: ranks = 4 over nodes = 1 is 4 per node, but ntasks_per_node = 1`},
 		{"one rank", head + "[slurm]\nntasks_per_node = 1\n",
-			`sweeps/x.toml:4: slurm.ntasks_per_node: nodes = 1 × ntasks_per_node = 1 is 1 ranks: want 2..65536`},
+			`sweeps/x.toml:4: slurm.ntasks_per_node: nodes = 1 × ntasks_per_node = 1 is 1 ranks: benchmark write runs on 2..65536`},
+		// The queue runs on one rank, ipc on a node's GPUs: ranks = nodes ×
+		// ntasks_per_node is held to each benchmark's count, as ranks is.
+		{"queue on two ranks", "name = \"x\"\nbenchmark = \"queue\"\n[slurm]\nntasks_per_node = 2\n",
+			`sweeps/x.toml:4: slurm.ntasks_per_node: nodes = 1 × ntasks_per_node = 2 is 2 ranks: benchmark queue runs on 1`},
+		{"ipc on 128 ranks", "name = \"x\"\nbenchmark = \"ipc\"\n[slurm]\nntasks_per_node = 128\n",
+			`sweeps/x.toml:4: slurm.ntasks_per_node: nodes = 1 × ntasks_per_node = 128 is 128 ranks: benchmark ipc runs on 2..64`},
 		// A nodes value once, with every ranks value that does not fit it.
 		{"ranks over nodes, lists", head + "[params]\nranks = [8, 16, 32]\n[slurm]\nnodes = [1, 2, 3]\nntasks_per_node = 8\n",
 			"sweeps/x.toml:6: slurm.nodes: ranks = 16 and 32 over nodes = 1 are 16 and 32 per node, but ntasks_per_node = 8\n" +
 				"sweeps/x.toml:6: slurm.nodes: ranks = 8 and 32 over nodes = 2 are 4 and 16 per node, but ntasks_per_node = 8\n" +
 				"sweeps/x.toml:6: slurm.nodes: ranks = 8, 16 and 32 do not spread evenly over nodes = 3"},
 		{"nodes times ntasks_per_node, lists", head + "[slurm]\nnodes = [1, 2, 3]\nntasks_per_node = 40000\n",
-			`sweeps/x.toml:5: slurm.ntasks_per_node: nodes = 2 and 3 × ntasks_per_node = 40000 are 80000 and 120000 ranks: want 2..65536`},
+			`sweeps/x.toml:5: slurm.ntasks_per_node: nodes = 2 and 3 × ntasks_per_node = 40000 are 80000 and 120000 ranks: benchmark write runs on 2..65536`},
 		{"no image", head + "[container]\nworkdir = \"/w\"\n",
 			`sweeps/x.toml:3: container.image: missing required key`},
 		{"dockerd image", head + "[container]\nimage = \"dockerd://efaxx:1\"\n",
