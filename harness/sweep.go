@@ -289,11 +289,13 @@ func (d *decoder) checkCount(s *Sweep) bool {
 
 // checkCombinations rejects params that are valid alone but not
 // together: a strategy a benchmark of the sweep cannot use
-// (benchmarks.CheckStrategy), once for each such benchmark and strategy.
+// (benchmarks.CheckStrategy), once for each such benchmark and strategy,
+// and a chunk list whose "auto" is another of its chunks.
 func (d *decoder) checkCombinations(s *Sweep) {
 	if d.failed[paramNamed("strategy")] {
 		return
 	}
+	d.checkChunkAuto(s)
 	for _, name := range s.Benchmarks {
 		b, err := benchmarks.Lookup(name)
 		if err != nil {
@@ -302,6 +304,31 @@ func (d *decoder) checkCombinations(s *Sweep) {
 		for _, v := range s.valuesOf("strategy") {
 			if err := b.CheckStrategy(v.(string)); err != nil {
 				d.failParam(paramNamed("strategy"), lineerr.Mark(ErrValue, "%v", err))
+			}
+		}
+	}
+}
+
+// checkChunkAuto refuses a chunk list holding "auto" and the chunk that
+// "auto" is for a benchmark and strategy of the sweep (write's 8 MiB):
+// each point of the one would be a point of the other, the same run
+// twice under one hash. It reports each benchmark once.
+func (d *decoder) checkChunkAuto(s *Sweep) {
+	p := paramNamed("chunk")
+	chunks := s.valuesOf("chunk")
+	if d.failed[p] || !slices.Contains(chunks, any(uint64(0))) {
+		return
+	}
+	for _, name := range s.Benchmarks {
+		b := benchmark(name)
+		if !b.Takes(p.name) {
+			continue
+		}
+		for _, st := range s.valuesOf("strategy") {
+			if auto := b.DefaultChunk(st.(string)); slices.Contains(chunks, any(auto)) {
+				d.failParam(p, fmt.Errorf("%w: \"auto\" is %s for benchmark %s under strategy %s, which the list also gives: the points would be the same",
+					ErrDuplicate, textOf(auto), name, st))
+				break
 			}
 		}
 	}

@@ -179,6 +179,12 @@ func TestParseErrors(t *testing.T) {
 			"sweeps/x.toml:4: params.timeout: duplicate value 60s (items 1 and 2)"},
 		{"duplicate benchmark", "name = \"x\"\nbenchmark = [\"write\", \"write\"]\n",
 			`sweeps/x.toml:2: benchmark: duplicate value "write" (items 1 and 2)`},
+		// "auto" is write's 8 MiB: the two items would give the same points.
+		{"chunk auto and its bytes", head + "[params]\nchunk = [\"auto\", \"8MiB\"]\n",
+			`sweeps/x.toml:4: params.chunk: duplicate value: "auto" is 8MiB for benchmark write under strategy single, which the list also gives: the points would be the same`},
+		{"chunk auto and its bytes, per-op", "name = \"x\"\nbenchmark = [\"write\", \"sendrecv\"]\n[params]\nchunk = [\"auto\", \"1MiB\"]\nstrategy = [\"split\", \"per-op\"]\n",
+			"sweeps/x.toml:4: params.chunk: duplicate value: \"auto\" is 1MiB for benchmark write under strategy per-op, which the list also gives: the points would be the same\n" +
+				"sweeps/x.toml:4: params.chunk: duplicate value: \"auto\" is 1MiB for benchmark sendrecv under strategy split, which the list also gives: the points would be the same"},
 
 		// Positions.
 		{"dotted key at top", head + "params.ranks = \"two\"\n",
