@@ -211,8 +211,9 @@ func (d *decoder) decodeWhere(i int, c tomldoc.Entry, w *Where) {
 // passes them to use.
 func (d *decoder) whereValues(i int, k tomldoc.Entry, p *param, use func([]any)) {
 	vals, errs := p.readList(k.Value)
+	at := d.itemsAt(k)
 	for _, err := range errs {
-		d.expectFail(i, k, err)
+		d.expectFail(i, at(err), err)
 	}
 	if errs == nil {
 		use(vals)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -265,17 +266,52 @@ func (p *param) readList(raw any) ([]any, []error) {
 	for i, item := range list {
 		v, err := p.read(item)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("item %d: %w", i+1, err))
+			errs = append(errs, itemErr(i, err))
 			continue
 		}
 		if j, dup := seen[v]; dup {
-			errs = append(errs, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, textOf(v), j+1, i+1))
+			errs = append(errs, &itemError{i, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, textOf(v), j+1, i+1)})
 			continue
 		}
 		seen[v] = i
 		vals = append(vals, v)
 	}
 	return vals, errs
+}
+
+// itemError is an error of one item of a list, which is reported at the
+// line that item is written on (see itemsAt).
+type itemError struct {
+	item int // the item's index, from 0
+	err  error
+}
+
+func (e *itemError) Error() string { return e.err.Error() }
+func (e *itemError) Unwrap() error { return e.err }
+
+// itemErr is err about item i of a list.
+func itemErr(i int, err error) error { return &itemError{i, fmt.Errorf("item %d: %w", i+1, err)} }
+
+// itemsAt returns a function that gives e at the line of the item an
+// error is about (an itemError), when e is a list written over several
+// lines, else e. The items' lines are found once, at the first such error:
+// a list of many bad items is read once, not once an item.
+func (d *decoder) itemsAt(e tomldoc.Entry) func(err error) tomldoc.Entry {
+	var lines []int
+	return func(err error) tomldoc.Entry {
+		var ie *itemError
+		if !errors.As(err, &ie) {
+			return e
+		}
+		if lines == nil {
+			lines = d.doc.ItemLines(e)
+		}
+		at := e
+		if ie.item < len(lines) {
+			at.Line = lines[ie.item]
+		}
+		return at
+	}
 }
 
 // emptyError explains why p's list may not be empty.

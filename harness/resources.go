@@ -254,9 +254,11 @@ func (d *decoder) decodeExtra(e tomldoc.Entry) {
 		d.fail(e, tomldoc.TypeError("list of strings", e.Value))
 		return
 	}
+	at := d.itemsAt(e)
 	for i, item := range list {
 		if err := checkExtra(item); err != nil {
-			d.fail(e, fmt.Errorf("item %d: %w", i+1, err))
+			err = itemErr(i, err)
+			d.fail(at(err), err)
 			continue
 		}
 		d.res.Extra = append(d.res.Extra, item.(string))
@@ -353,10 +355,12 @@ func (d *decoder) decodeMounts(e tomldoc.Entry) {
 		d.fail(e, tomldoc.TypeError("list of strings", e.Value))
 		return
 	}
+	at := d.itemsAt(e)
 	for i, item := range list {
 		m, err := checkMount(item)
 		if err != nil {
-			d.fail(e, fmt.Errorf("item %d: %w", i+1, err))
+			err = itemErr(i, err)
+			d.fail(at(err), err)
 			continue
 		}
 		d.res.Container.Mounts = append(d.res.Container.Mounts, m)

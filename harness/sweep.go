@@ -220,8 +220,9 @@ func (d *decoder) decodeParams(e tomldoc.Entry) {
 // decodeParam reads the value of p from e.
 func (d *decoder) decodeParam(p *param, e tomldoc.Entry) {
 	vals, errs := p.values(e.Value)
+	at := d.itemsAt(e)
 	for _, err := range errs {
-		d.fail(e, err)
+		d.fail(at(err), err)
 	}
 	if errs != nil {
 		d.failed[p] = true

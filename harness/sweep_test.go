@@ -199,7 +199,7 @@ func TestParseErrors(t *testing.T) {
 			"sweeps/x.toml:3: params.window: 0 is out of range: want 1..4096\n" +
 				"sweeps/x.toml:3: params.ranks: benchmark write runs on 2..65536 ranks, got 1"},
 		{"multi-line list", head + "[params]\nranks = 2\nsizes = [\n  \"4KiB\",\n  \"4KB\",\n]\n",
-			`sweeps/x.toml:5: params.sizes: item 2: size "4KB": unit "KB" is ambiguous (1000 or 1024?): write "4KiB", or a number of bytes`},
+			`sweeps/x.toml:7: params.sizes: item 2: size "4KB": unit "KB" is ambiguous (1000 or 1024?): write "4KiB", or a number of bytes`},
 		{"after a multi-line string", "description = \"\"\"\none\ntwo\n\"\"\"\n" + head + "ranks = 1\n",
 			"sweeps/x.toml:7: ranks: unknown key; known: benchmark, container, description, expect, external, max_points, name, params, slurm"},
 
@@ -226,6 +226,16 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 		{"every bad item reported", head + "[params]\nranks = [1, \"2\", 3, 3]\n",
 			"sweeps/x.toml:4: params.ranks: item 2: want integer, got string\n" +
 				"sweeps/x.toml:4: params.ranks: duplicate value 3 (items 3 and 4)"},
+		// A list over several lines: each item's error at the item's line.
+		{"bad items at their lines", "name = \"x\"\nbenchmark = [\n  \"write\",\n  \"wrte\",\n]\n" +
+			"[params]\nranks = [\n  2,\n  \"4\",\n  8,\n  8,\n]\n" +
+			"[slurm]\nextra = [\n  \"--mem=0\",\n  \"-x\",\n]\n" +
+			"[container]\nimage = \"/i\"\nmounts = [\"/a:/a\",\n  \"a:b\"]\n",
+			"sweeps/x.toml:4: benchmark: item 2: unknown benchmark \"wrte\" (did you mean \"write\"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external\n" +
+				"sweeps/x.toml:9: params.ranks: item 2: want integer, got string\n" +
+				"sweeps/x.toml:11: params.ranks: duplicate value 8 (items 3 and 4)\n" +
+				"sweeps/x.toml:16: slurm.extra: item 2: sbatch option \"-x\": want --name or --name=value\n" +
+				"sweeps/x.toml:21: container.mounts: item 2: mount \"a:b\": SRC and DST must be absolute paths"},
 
 		// A param the file got wrong takes its default, which no check of
 		// params together may blame.
