@@ -21,8 +21,9 @@ func (d *decoder) decodeExpects(e tomldoc.Entry) {
 		d.fail(e, tomldoc.TypeError("list of tables ([[expect]])", e.Value))
 		return
 	}
+	lines := d.doc.TableLines(e)
 	for i, t := range tables {
-		if x := d.decodeExpect(i, e, t); x != nil {
+		if x := d.decodeExpect(i, lines[i], t); x != nil {
 			d.expects = append(d.expects, *x)
 		}
 	}
@@ -37,10 +38,10 @@ func (d *decoder) expectFail(i int, c tomldoc.Entry, err error) {
 	d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: c.Line, Key: key, Err: err})
 }
 
-// decodeExpect checks table i of [[expect]], whose entries are t. It
-// returns nil when the table has errors.
-func (d *decoder) decodeExpect(i int, e tomldoc.Entry, t []tomldoc.Entry) *Expect {
-	x := &Expect{File: d.file, Line: tomldoc.FirstLine(t, e.Line), Stat: "median", Lo: math.Inf(-1), Hi: math.Inf(1)}
+// decodeExpect checks table i of [[expect]], whose entries are t and
+// whose header is at line. It returns nil when the table has errors.
+func (d *decoder) decodeExpect(i, line int, t []tomldoc.Entry) *Expect {
+	x := &Expect{File: d.file, Line: tomldoc.FirstLine(t, line), Stat: "median", Lo: math.Inf(-1), Hi: math.Inf(1)}
 	x.Metric, _ = results.LookupMetric("gbps")
 	before := len(d.errs)
 	have := map[string]tomldoc.Entry{}

@@ -173,12 +173,18 @@ where.provider = [
   "efa",
   "ibv",
 ]
+
+[[expect]]
+
+[[expect]]
+min = 1
 `
 	want := "x.toml:8: expect[2].where.size: size \"4 parsecs\": unknown unit \"parsecs\": want B, KiB, MiB, GiB or TiB\n" +
 		"x.toml:13: expect[3].where.size: size \"big\": want a whole number of bytes with an optional unit, like 4096 or \"4KiB\"\n" +
 		"x.toml:14: expect[3].max: want number, got string\n" +
 		"x.toml:19: expect[4].where.size: size \"huge\": want a whole number of bytes with an optional unit, like 4096 or \"4KiB\"\n" +
-		"x.toml:25: expect[5].where.provider: item 2: unknown provider \"ibv\"; known: auto, shm, tcp, efa"
+		"x.toml:25: expect[5].where.provider: item 2: unknown provider \"ibv\"; known: auto, shm, tcp, efa\n" +
+		"x.toml:28: expect[6]: missing required key: min, max or ref (with a tolerance)"
 	if _, err := harness.Parse("x.toml", []byte(text)); err == nil || err.Error() != want {
 		t.Errorf("Parse error =\n%v\nwant\n%s", err, want)
 	}

@@ -202,6 +202,29 @@ func (d *Document) Tables(e Entry) ([][]Entry, bool) {
 	return out, true
 }
 
+// TableLines returns the line of each table of the array of tables e: its
+// [[name]] header, or e's line where the tables are not written as
+// headers (an inline array of tables). A table without keys has no other
+// line to be reported at; the toml package gives e the last header's.
+func (d *Document) TableLines(e Entry) []int {
+	var n int
+	switch v := e.Value.(type) {
+	case []map[string]any:
+		n = len(v)
+	case []any:
+		n = len(v)
+	}
+	heads := d.headers(e.Key.String())
+	lines := make([]int, n)
+	for i := range lines {
+		lines[i] = e.Line
+		if e.part == d.whole && len(heads) == n {
+			lines[i] = heads[i]
+		}
+	}
+	return lines
+}
+
 // alone parses the lines [first, end) of the file by themselves and
 // returns the one table of the array key they hold.
 func (d *Document) alone(key toml.Key, first, end int) (*part, map[string]toml.Primitive, bool) {

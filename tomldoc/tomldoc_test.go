@@ -119,3 +119,24 @@ func TestArrayLines(t *testing.T) {
 		t.Errorf("entries\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestTableLines: each table of an array at its own header, a table
+// without keys too; an inline array at its key's line.
+func TestTableLines(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []int
+	}{
+		{"[[expect]]\nmin = 1\n\n[[expect]]\n[[expect]]\nmax = 2\n", []int{1, 4, 5}},
+		{"x = 1\nexpect = [\n  { min = 1 },\n  {},\n]\n", []int{2, 2}},
+	} {
+		d, top, err := tomldoc.Parse("x.toml", []byte(tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := top[0]
+		if got := d.TableLines(e); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("TableLines(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
