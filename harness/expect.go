@@ -67,6 +67,11 @@ func (w Where) Matches(benchmark string, params map[string]any, size uint64) boo
 	}
 	for name, values := range w.Params {
 		v, ok := params[name]
+		if p := paramOf("", name); !ok && p != nil && p.off && p.appliesTo(benchmark) {
+			// A run stores an off param only when it is on: without it,
+			// the param was at its zero ("0s"), which where may name.
+			v, ok = jsonOf(p.field.get(&Point{})), true
+		}
 		if !ok || !slices.ContainsFunc(values, func(want any) bool { return sameJSON(want, v) }) {
 			return false
 		}

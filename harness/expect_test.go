@@ -70,7 +70,7 @@ func TestParseExpects(t *testing.T) {
 }
 
 func TestWhereMatches(t *testing.T) {
-	s, err := harness.Parse("accept.toml", []byte(expectSweep))
+	s, err := harness.Parse("accept.toml", []byte(expectSweep+"\n[[expect]]\nwhere = { duration = [\"0s\", \"2s\"] }\nmin = 1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,11 @@ func TestWhereMatches(t *testing.T) {
 		{1, "sendrecv", map[string]any{"chunk": 65536.0}, 8192, false},
 		{1, "sendrecv", efa, 128 << 10, false},
 		{2, "anything", map[string]any{"provider": "tcp"}, 4096, true},
+		// duration is stored only when on: a run without it is at "0s".
+		{3, "write", map[string]any{}, 4096, true},
+		{3, "write", map[string]any{"duration": "2s"}, 4096, true},
+		{3, "write", map[string]any{"duration": "5s"}, 4096, false},
+		{3, "queue", map[string]any{}, 4096, false}, // the queue takes no duration
 	}
 	for _, tt := range tests {
 		if got := s.Expects[tt.expect].Where.Matches(tt.benchmark, tt.params, tt.size); got != tt.want {
@@ -131,6 +136,8 @@ func TestParseExpectErrors(t *testing.T) {
 			"x.toml:4: expect[1].min: want number, got string", harness.ErrType},
 		{"table, not array", "[expect]\nmin = 1\n",
 			"x.toml:3: expect: want list of tables ([[expect]]), got table", harness.ErrType},
+		{"chunk auto", "[[expect]]\nwhere = { chunk = [\"auto\", \"1MiB\"] }\nmin = 1\n",
+			`x.toml:4: expect[1].where.chunk: chunk "auto": a run stores the chunk "auto" gave it, in bytes: name that (write 8MiB, 1MiB under per-op and adaptive; others 1MiB)`, harness.ErrValue},
 		{"second table", "[[expect]]\nmin = 1\n[[expect]]\nstat = \"p50\"\nmin = 1\n",
 			`x.toml:6: expect[2].stat: unknown stat "p50"; known: median, min, max, mean, p99`, harness.ErrValue},
 	}
