@@ -81,8 +81,11 @@ func (p *probe) UnmarshalTOML(v any) error {
 // data is not TOML, the error is a lineerr.Errors of one error, matching
 // ErrSyntax, at the line of the syntax error; file names the file in it.
 func Parse(file string, data []byte) (*Document, []Entry, error) {
+	// The toml package reads over a byte order mark and counts its
+	// positions from after it: so are the lines counted here.
+	text := strings.TrimPrefix(string(data), "\ufeff")
 	var top map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &top)
+	md, err := toml.Decode(text, &top)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
@@ -90,7 +93,7 @@ func Parse(file string, data []byte) (*Document, []Entry, error) {
 		}
 		return nil, nil, lineerr.Errors{{File: file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}}
 	}
-	d := &Document{whole: &part{md: md, text: string(data)}, lines: strings.Split(string(data), "\n")}
+	d := &Document{whole: &part{md: md, text: text}, lines: strings.Split(text, "\n")}
 	return d, d.entries(d.whole, nil, top), nil
 }
 

@@ -129,6 +129,7 @@ func TestTableLines(t *testing.T) {
 	}{
 		{"[[expect]]\nmin = 1\n\n[[expect]]\n[[expect]]\nmax = 2\n", []int{1, 4, 5}},
 		{"x = 1\nexpect = [\n  { min = 1 },\n  {},\n]\n", []int{2, 2}},
+		{"\ufeff[[expect]]\nmin = 1\n[[expect]]\n", []int{1, 3}}, // after a byte order mark
 	} {
 		d, top, err := tomldoc.Parse("x.toml", []byte(tt.text))
 		if err != nil {
@@ -138,5 +139,19 @@ func TestTableLines(t *testing.T) {
 		if got := d.TableLines(e); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("TableLines(%q) = %v, want %v", tt.text, got, tt.want)
 		}
+	}
+}
+
+// TestLinesAfterBOM: in a file that starts with a byte order mark, a key
+// whose value starts within three bytes of its line's start is at its
+// line, and the tables of an array have their keys at their own lines.
+func TestLinesAfterBOM(t *testing.T) {
+	d, top, err := tomldoc.Parse("x.toml", []byte("\ufeff[[expect]]\nmin = 1\n[[expect]]\nmax = 2\n[t]\nx=1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(lines(d, top), " ")
+	if want := "expect@3 expect.0.min@2 expect.1.max@4 t@5 t.x@6"; got != want {
+		t.Errorf("entries\n%s\nwant\n%s", got, want)
 	}
 }
