@@ -34,12 +34,15 @@ func checkLaunch(s string) error {
 // cells agreeing. Errors point at the param's key when the file sets it.
 func (d *decoder) checkBenchmarks(s *Sweep) {
 	for i, p := range axes() {
+		// One error a key, naming every benchmark of the sweep that does not take it.
+		var others []string
 		for _, b := range s.Benchmarks {
 			if !p.appliesTo(b) {
-				if e, set := d.entries[p]; set {
-					d.fail(e, lineerr.Mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(benchmarks.Taking(p.name)), b))
-				}
+				others = append(others, b)
 			}
+		}
+		if e, set := d.entries[p]; set && others != nil {
+			d.fail(e, lineerr.Mark(ErrValue, "applies to %s only, and the sweep runs %s", benchmarkList(benchmarks.Taking(p.name)), andList(others)))
 		}
 		if p.name == "ranks" && !d.failed[p] {
 			d.checkRanks(s, p, s.values[i])
@@ -176,5 +179,13 @@ func benchmarkList(b []string) string {
 	if len(b) == 1 {
 		return "benchmark " + b[0]
 	}
-	return "benchmarks " + strings.Join(b[:len(b)-1], ", ") + " and " + b[len(b)-1]
+	return "benchmarks " + andList(b)
+}
+
+// andList joins words in a message: "ipc", "queue and proxy", "send, write and proxy".
+func andList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -246,6 +246,10 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 		{"bad producer, cells", "name = \"x\"\nbenchmark = \"queue\"\n[params]\nproducer = \"CPU\"\ncells = \"host\"\n",
 			`sweeps/x.toml:4: params.producer: unknown producer "CPU"; known: gpu, cpu`},
 
+		// A key some benchmarks of the sweep do not take: one error naming them all.
+		{"key for some benchmarks", "name = \"x\"\nbenchmark = [\"sendrecv\", \"write\", \"ipc\"]\n[params]\nslots = 4\n",
+			"sweeps/x.toml:4: params.slots: applies to benchmarks send, write, all2all and proxy only, and the sweep runs sendrecv and ipc"},
+
 		// A misspelt benchmark hides nothing about the others.
 		{"unknown benchmark and the others' errors", "name = \"x\"\nbenchmark = [\"write\", \"ipcc\"]\n[params]\nlaunch = \"1x1\"\nranks = 3\n[slurm]\nnodes = 2\n",
 			`sweeps/x.toml:2: benchmark: item 2: unknown benchmark "ipcc" (did you mean "ipc"?); known: sendrecv, send, write, all2all, proxy, ipc, ipc-all2all, queue, external` + "\n" +
