@@ -8,6 +8,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"efaxx/benchmarks"
 	"efaxx/bytesize"
 	"efaxx/lineerr"
 	"efaxx/results"
@@ -182,6 +183,7 @@ func (d *decoder) decodeWhere(i int, c tomldoc.Entry, w *Where) {
 		return
 	}
 	keys := whereKeys()
+	var named []whereParam // to check against where's benchmarks
 	for _, k := range d.doc.Children(c) {
 		switch name := k.Name(); {
 		case name == "benchmark":
@@ -194,6 +196,7 @@ func (d *decoder) decodeWhere(i int, c tomldoc.Entry, w *Where) {
 			d.whereSize(i, k, w)
 		case slices.Contains(keys, name):
 			p := params[slices.IndexFunc(params, func(p *param) bool { return p.name == name })]
+			named = append(named, whereParam{p, k})
 			d.whereValues(i, k, p, func(vals []any) {
 				if name == "chunk" && slices.Contains(vals, any(uint64(0))) {
 					// A run stores the chunk "auto" resolved to; which one
@@ -211,6 +214,30 @@ func (d *decoder) decodeWhere(i int, c tomldoc.Entry, w *Where) {
 			})
 		default:
 			d.expectFail(i, k, tomldoc.UnknownKey(name, keys))
+		}
+	}
+	d.checkWhereTakes(i, w, named)
+}
+
+// whereParam is a param a where table names, and its entry.
+type whereParam struct {
+	p *param
+	e tomldoc.Entry
+}
+
+// checkWhereTakes refuses a param of where that none of where's benchmarks
+// takes: no run of theirs stores it, so where would match nothing. The
+// runs of an external program (nccl:alltoall) store what its sweep gave.
+func (d *decoder) checkWhereTakes(i int, w *Where, named []whereParam) {
+	for _, b := range w.Benchmarks {
+		if _, err := benchmarks.Lookup(b); err != nil {
+			return
+		}
+	}
+	for _, n := range named {
+		if w.Benchmarks != nil && !slices.ContainsFunc(w.Benchmarks, n.p.appliesTo) {
+			d.expectFail(i, n.e, lineerr.Mark(ErrValue, "applies to %s only, and where names %s: it would match no run",
+				benchmarkList(benchmarks.Taking(n.p.name)), andList(w.Benchmarks)))
 		}
 	}
 }
