@@ -264,6 +264,10 @@ func (p *param) readList(raw any) ([]any, []error) {
 		seen = make(map[any]int) // value → index of the item that gave it
 	)
 	for i, item := range list {
+		if s, ok := item.(string); ok && p.inner && isRange(s) {
+			errs = append(errs, itemErr(i, lineerr.Mark(ErrValue, "range %q inside a list: a range is the whole value (%s = %q)", s, p.name, s)))
+			continue
+		}
 		v, err := p.read(item)
 		if err != nil {
 			errs = append(errs, itemErr(i, err))

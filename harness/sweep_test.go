@@ -226,6 +226,8 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 		{"every bad item reported", head + "[params]\nranks = [1, \"2\", 3, 3]\n",
 			"sweeps/x.toml:4: params.ranks: item 2: want integer, got string\n" +
 				"sweeps/x.toml:4: params.ranks: duplicate value 3 (items 3 and 4)"},
+		{"range in a list", head + "[params]\nsizes = [\"4KiB..64KiB\", \"1MiB\"]\n",
+			`sweeps/x.toml:4: params.sizes: item 1: range "4KiB..64KiB" inside a list: a range is the whole value (sizes = "4KiB..64KiB")`},
 		// A list over several lines: each item's error at the item's line.
 		{"bad items at their lines", "name = \"x\"\nbenchmark = [\n  \"write\",\n  \"wrte\",\n]\n" +
 			"[params]\nranks = [\n  2,\n  \"4\",\n  8,\n  8,\n]\n" +
