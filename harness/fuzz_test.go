@@ -45,8 +45,13 @@ func FuzzParseSweep(f *testing.F) {
 		if !reflect.DeepEqual(points, again.Points()) {
 			t.Fatalf("Points differ between two parses of the same bytes")
 		}
+		seen := map[string]int{} // hash → point: two points of one hash are one run twice
 		for i, p := range points {
 			checkPoint(t, i, p)
+			if j, dup := seen[p.Hash]; dup {
+				t.Fatalf("points %d and %d have one hash, %s: %s and %s", j, i, p.Hash, points[j].Label(), p.Label())
+			}
+			seen[p.Hash] = i
 		}
 		for i, e := range s.Expects {
 			checkExpect(t, i, e)
