@@ -242,9 +242,14 @@ func readVar(raw any) ([]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %w", i+1, err)
 		}
-		key := fmt.Sprintf("%#v", v)
+		// 1 and "1" are one argument: a var's values are compared as the
+		// text they put into the templates.
+		key, shown := fmt.Sprint(v), textOf(v)
+		if l, isList := v.([]string); isList {
+			key, shown = fmt.Sprintf("%q", l), labelOf(l)
+		}
 		if j, dup := seen[key]; dup {
-			return nil, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, key, j+1, i+1)
+			return nil, fmt.Errorf("%w %s (items %d and %d)", ErrDuplicate, shown, j+1, i+1)
 		}
 		seen[key] = i
 		out = append(out, v)

@@ -161,6 +161,10 @@ func TestExternalSweepErrors(t *testing.T) {
 			`x.toml:6: external.args: item 1: "a}": a } without its {: write }} for a literal brace`},
 		{"item on a line of its own", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"-n\",\n  2]\n",
 			"x.toml:7: external.args: item 2: want string, got integer"},
+		// A var's values are the text they give: 1 and "1" are one.
+		{"duplicate var values", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"{x}\", \"{y}\"]\nvars = { x = [1, \"1\"], y = [[], [\"a\"], []] }\n",
+			"x.toml:7: external.vars.x: duplicate value \"1\" (items 1 and 2)\n" +
+				"x.toml:7: external.vars.y: duplicate value [] (items 1 and 3)"},
 		{"var named like a param", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nvars = { ranks = 2 }\n",
 			"x.toml:6: external.vars.ranks: var \"ranks\": the name of a param or a built-in placeholder (ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output)"},
 		{"output a path", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\noutput = \"../x.json\"\n",
