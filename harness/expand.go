@@ -115,11 +115,10 @@ func (s *Sweep) dims() [][]any {
 
 // Points expands the sweep into its points: the cartesian product of the
 // benchmarks and of every param given as a list. The benchmark is the
-// outermost loop, then the params in this order: provider, ranks, nodes
-// (of [slurm]), iterations, warmup, timeout, chunk, window, rails,
-// strategy, nics, pinning, memory, link_gbps, then an external sweep's
-// vars in file order; the last varies fastest. Sizes are never an axis:
-// each point carries all of them.
+// outermost loop, then the params in the order of the params table
+// (provider, ranks, nodes of [slurm], iterations, duration, warmup, ...,
+// producers), then an external sweep's vars in file order; the last
+// varies fastest. Sizes are never an axis: each point carries all of them.
 //
 // Point.Hash is the first 16 hex digits of the SHA-256 of the point's
 // canonical JSON, {"benchmark":…,"params":…,"sizes":[…]} with params as
