@@ -237,6 +237,10 @@ func (p *param) values(raw any) ([]any, []error) {
 	if errs != nil || !p.inner {
 		return vals, errs
 	}
+	if len(vals) > maxSizes {
+		return nil, []error{lineerr.Mark(ErrValue, "%d sizes: want at most %d a point "+
+			"(they reach the program in one argument, and Linux takes at most 128 KiB in one)", len(vals), maxSizes)}
+	}
 	sizes := make([]uint64, len(vals))
 	for i, v := range vals {
 		sizes[i] = v.(uint64)

@@ -11,6 +11,12 @@ import (
 // defaultStep is the factor between sizes of a range written without " xN".
 const defaultStep = 2
 
+// maxSizes bounds the sizes of a point. They reach efaxx-runner (or an
+// external program's {sizes}) as one argument, and Linux refuses to start
+// a program with an argument past 128 KiB (MAX_ARG_STRLEN): 4096 sizes of
+// 13 digits and a comma are 57 KiB.
+const maxSizes = 4096
+
 // isRange reports whether a sizes string is a range, "MIN..MAX" or
 // "MIN..MAX xN", rather than one size.
 func isRange(s string) bool { return strings.Contains(s, "..") }

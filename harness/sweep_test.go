@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -228,6 +229,9 @@ sweeps/x.toml:11: params.window: duplicate value 1 (items 1 and 2)`},
 				"sweeps/x.toml:4: params.ranks: duplicate value 3 (items 3 and 4)"},
 		{"range in a list", head + "[params]\nsizes = [\"4KiB..64KiB\", \"1MiB\"]\n",
 			`sweeps/x.toml:4: params.sizes: item 1: range "4KiB..64KiB" inside a list: a range is the whole value (sizes = "4KiB..64KiB")`},
+		// One argument of efaxx-runner carries every size of a point.
+		{"too many sizes", head + "[params]\nsizes = [" + countList(4097) + "]\n",
+			"sweeps/x.toml:4: params.sizes: 4097 sizes: want at most 4096 a point (they reach the program in one argument, and Linux takes at most 128 KiB in one)"},
 		// A list over several lines: each item's error at the item's line.
 		{"bad items at their lines", "name = \"x\"\nbenchmark = [\n  \"write\",\n  \"wrte\",\n]\n" +
 			"[params]\nranks = [\n  2,\n  \"4\",\n  8,\n  8,\n]\n" +
@@ -425,5 +429,28 @@ func TestParseRejectsCombinationsAndMemory(t *testing.T) {
 		if args := strings.Join(p.RunnerArgs(), " ") + " "; p.Hash != zero.Hash || !strings.Contains(args, "--link-gbps 0 ") {
 			t.Errorf("link_gbps = %s: hash %s (0's is %s), RunnerArgs %s", v, p.Hash, zero.Hash, args)
 		}
+	}
+}
+
+// countList writes the integers 1..n as the items of a TOML list.
+func countList(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(items, ", ")
+}
+
+// TestMostSizes: 4096 sizes, the most a point takes, go in one argument
+// that Linux starts a program with (at most 128 KiB).
+func TestMostSizes(t *testing.T) {
+	s := mustParse(t, head+"[params]\nsizes = ["+countList(4096)+"]\n")
+	for i, arg := range s.Points()[0].RunnerArgs() {
+		if len(arg) > 128<<10 {
+			t.Errorf("runner argument %d is %d bytes, more than Linux starts a program with", i, len(arg))
+		}
+	}
+	if n := len(strings.Repeat("1099511627776,", 4096)); n > 128<<10 { // the longest: 4096 sizes of 1 TiB
+		t.Errorf("4096 sizes of 1 TiB take %d bytes", n)
 	}
 }
