@@ -245,6 +245,10 @@ func (d *decoder) checkWhereTakes(i int, w *Where, named []whereParam) {
 // whereValues reads the value or list of values of param p from k and
 // passes them to use.
 func (d *decoder) whereValues(i int, k tomldoc.Entry, p *param, use func([]any)) {
+	if list, ok := k.Value.([]any); ok && len(list) == 0 {
+		d.expectFail(i, k, fmt.Errorf("%w: where would match no run", ErrEmptyList))
+		return
+	}
 	vals, errs := p.readList(k.Value)
 	at := d.itemsAt(k)
 	for _, err := range errs {

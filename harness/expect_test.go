@@ -140,6 +140,8 @@ func TestParseExpectErrors(t *testing.T) {
 			`x.toml:4: expect[1].where.chunk: chunk "auto": a run stores the chunk "auto" gave it, in bytes: name that (write 8MiB, 1MiB under per-op and adaptive; others 1MiB)`, harness.ErrValue},
 		{"param its benchmarks do not take", "[[expect]]\nwhere = { benchmark = [\"sendrecv\", \"queue\"], slots = 4, ranks = 2 }\nmin = 1\n",
 			`x.toml:4: expect[1].where.slots: applies to benchmarks send, write, all2all and proxy only, and where names sendrecv and queue: it would match no run`, harness.ErrValue},
+		{"empty list", "[[expect]]\nwhere = { provider = [] }\nmin = 1\n",
+			"x.toml:4: expect[1].where.provider: empty list: where would match no run", harness.ErrEmptyList},
 		{"second table", "[[expect]]\nmin = 1\n[[expect]]\nstat = \"p50\"\nmin = 1\n",
 			`x.toml:6: expect[2].stat: unknown stat "p50"; known: median, min, max, mean, p99`, harness.ErrValue},
 	}
