@@ -107,7 +107,15 @@ func (d *Document) Children(e Entry) []Entry {
 	if err := e.part.md.PrimitiveDecode(e.prim, &prims); err != nil {
 		return nil
 	}
-	return d.entries(e.part, e.Key, prims)
+	out := d.entries(e.part, e.Key, prims)
+	for i := range out {
+		// The toml package keeps no position of an empty key ("" = 1)
+		// inside a table: it files the key's under the table's name.
+		if out[i].Line == 0 && out[i].Name() == "" {
+			out[i].Line = e.Line
+		}
+	}
+	return out
 }
 
 // entries locates the values of one table, sorted by key, so that

@@ -155,3 +155,16 @@ func TestLinesAfterBOM(t *testing.T) {
 		t.Errorf("entries\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestEmptyKeyLine: an empty key inside a table has a line, the toml
+// package's position of it, filed under its table's name.
+func TestEmptyKeyLine(t *testing.T) {
+	d, top, err := tomldoc.Parse("x.toml", []byte("a = 1\n\n[t]\nb = 2\n\"\" = 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(lines(d, top), " ")
+	if want := "a@1 t@5 t.\"\"@5 t.b@4"; got != want { // t@5: the toml package's, the empty key's
+		t.Errorf("entries\n%s\nwant\n%s", got, want)
+	}
+}
