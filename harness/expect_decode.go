@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -67,10 +69,16 @@ func (d *decoder) decodeExpect(i, line int, t []tomldoc.Entry) *Expect {
 // expectStrings reads the name, metric and stat keys.
 func (d *decoder) expectStrings(i int, x *Expect, have map[string]tomldoc.Entry) {
 	if c, ok := have["name"]; ok {
-		if s, isString := c.Value.(string); isString {
-			x.Name = s
-		} else {
+		s, isString := c.Value.(string)
+		switch j := strings.IndexFunc(s, unicode.IsControl); {
+		case !isString:
 			d.expectFail(i, c, tomldoc.TypeError("string", c.Value))
+		case j >= 0:
+			// The name heads a row of efaxx check's table, on one line.
+			r, _ := utf8.DecodeRuneInString(s[j:])
+			d.expectFail(i, c, lineerr.Mark(ErrValue, "name %q holds control character %U: it names a row of efaxx check's report", s, r))
+		default:
+			x.Name = s
 		}
 	}
 	if c, ok := have["metric"]; ok {

@@ -142,6 +142,8 @@ func TestParseExpectErrors(t *testing.T) {
 			`x.toml:4: expect[1].where.slots: applies to benchmarks send, write, all2all and proxy only, and where names sendrecv and queue: it would match no run`, harness.ErrValue},
 		{"empty list", "[[expect]]\nwhere = { provider = [] }\nmin = 1\n",
 			"x.toml:4: expect[1].where.provider: empty list: where would match no run", harness.ErrEmptyList},
+		{"line break in name", "[[expect]]\nname = \"\"\"one\nEFA\"\"\"\nmin = 1\n",
+			`x.toml:4: expect[1].name: name "one\nEFA" holds control character U+000A: it names a row of efaxx check's report`, harness.ErrValue},
 		{"second table", "[[expect]]\nmin = 1\n[[expect]]\nstat = \"p50\"\nmin = 1\n",
 			`x.toml:6: expect[2].stat: unknown stat "p50"; known: median, min, max, mean, p99`, harness.ErrValue},
 	}
