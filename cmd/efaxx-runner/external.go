@@ -153,10 +153,12 @@ func runProgram(dir string, spec *record.External, rank int) (int, record.End) {
 	cmd.Stdout, cmd.Stderr, cmd.Env = stdout, stderr, environ(spec.Env)
 	// The program must not outlive this process, whatever kills it. The
 	// signal follows the thread that starts the child, so this goroutine
-	// keeps its thread until the child has ended.
+	// keeps its thread until the child has ended. In a process group of
+	// its own, the program is stopped with what it started: a wrapper
+	// script's children too.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return 127, failed("start %s: %v", spec.Argv[0], err)
 	}
@@ -175,9 +177,10 @@ func environ(env map[string]string) []string {
 	return out
 }
 
-// relay passes SIGTERM and SIGINT on to p, and stops p once timeout is
-// over (0: never). The returned function stops relaying and says why p
-// was stopped: "" when it was not.
+// relay passes SIGTERM and SIGINT on to p's process group, and stops it
+// once timeout is over (0: never); what is left of the group once p has
+// ended, or killDelay is over, is killed. The returned function stops
+// relaying and says why p was stopped: "" when it was not.
 func relay(p *os.Process, timeout time.Duration) (stop func() string) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
@@ -192,18 +195,19 @@ func relay(p *os.Process, timeout time.Duration) (stop func() string) {
 		select {
 		case sig := <-ch:
 			reason = "signal " + sig.String()
-			p.Signal(sig)
+			syscall.Kill(-p.Pid, sig.(syscall.Signal))
 		case <-deadline:
 			reason = fmt.Sprintf("timeout after %s", timeout)
-			p.Signal(syscall.SIGTERM)
+			syscall.Kill(-p.Pid, syscall.SIGTERM)
 		case <-done:
 			why <- ""
 			return
 		}
 		select {
 		case <-done:
+			syscall.Kill(-p.Pid, syscall.SIGKILL)
 		case <-time.After(killDelay):
-			p.Kill()
+			syscall.Kill(-p.Pid, syscall.SIGKILL)
 			<-done
 		}
 		why <- reason

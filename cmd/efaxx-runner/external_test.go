@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,4 +86,40 @@ func TestExternalTimeout(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v to stop a program over its timeout", d)
 	}
+}
+
+// A wrapper script's own children are stopped with it: a timeout that
+// stopped only the script left the program it started running, orphaned.
+func TestExternalTimeoutStopsProcessGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	_, _, end := runRank(t, record.External{Argv: []string{"/bin/sh", "-c", `sleep 30 & echo $! > "$1"; wait $!; true`, "sh", pidFile},
+		TimeoutNs: int64(300 * time.Millisecond)})
+	if !strings.Contains(end.Error, "timeout after 300ms") {
+		t.Errorf("end %+v; want a timeout", end)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(3 * time.Second); alive(pid); {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the script's child %d outlived the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether process pid runs (a zombie does not).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(after, "Z")
 }
