@@ -169,3 +169,23 @@ func TestImportNCCLTestsAllOrNothing(t *testing.T) {
 		t.Errorf("after a failed import nccl-tests: %d runs stored, want 0", n)
 	}
 }
+
+// TestImportNCCLTestsCutShort: a log that ends before nccl-tests' "# Out
+// of bounds values" line (a job killed mid-test) fails its runs, as in an
+// external sweep, and a line before the table that is not nccl-tests'
+// is reported at its line: it was stored as a complete, ok run, the
+// line dropped in silence.
+func TestImportNCCLTestsCutShort(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "test.db")
+	text, err := os.ReadFile("../../results/nccltests/testdata/h200_all_gather_2.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(text), "\n")
+	cut := writeFile(t, filepath.Join(t.TempDir(), "cut.log"), "srun: job step 7 started\n"+strings.Join(lines[:23], ""))
+	code, stdout, stderr := efaxx(t, "--db", db, "import", "nccl-tests", cut)
+	if code != 3 || strings.Count(stdout, "failed: the output ends before nccl-tests' \"# Out of bounds values\" line: cut short") != 2 ||
+		!strings.Contains(stderr, cut+":1: line not understood: \"srun: job step 7 started\"") {
+		t.Errorf("import of a cut-short log = %d\n%s%s\nwant 3, two failed runs and the line reported", code, stdout, stderr)
+	}
+}
