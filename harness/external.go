@@ -523,8 +523,9 @@ func (d *decoder) externalDefaults(s *Sweep) {
 }
 
 // toolBenchmark is the form of an external program's benchmark, as runs
-// are stored under it: a parser's prefix, ':', the program.
-var toolBenchmark = regexp.MustCompile(`^(nccl|nvshmem|osu|fabtests|jacobi):[A-Za-z0-9_.+-]+$`)
+// are stored under it (external.Benchmark): a parser's prefix, ':', the
+// program. Every parser's prefix must be here (TestExpectEveryToolBenchmark).
+var toolBenchmark = regexp.MustCompile(`^(nccl|nvshmem|osu|fabtests|jacobi|nvbandwidth):[A-Za-z0-9_.+-]+$`)
 
 // whereBenchmark reads the benchmark of an [[expect]] where: one of
 // efaxx-runner's, or an external program's as its runs are stored

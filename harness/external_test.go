@@ -9,6 +9,7 @@ import (
 
 	"efaxx/harness"
 	"efaxx/lineerr"
+	"efaxx/results/external"
 )
 
 // ncclSweep is the study's NCCL sweep, reduced: three collectives by two
@@ -259,5 +260,17 @@ func TestExpectToolBenchmark(t *testing.T) {
 	bad := strings.Replace(text, "nccl:alltoall", "ncl:alltoall", 1)
 	if _, err := harness.Parse("nccl.toml", []byte(bad)); err == nil || !strings.Contains(err.Error(), `unknown benchmark "ncl:alltoall"`) {
 		t.Errorf("where benchmark ncl:alltoall: %v", err)
+	}
+}
+
+// TestExpectEveryToolBenchmark: every parser's benchmark may be named in
+// an [[expect]] where; nvbandwidth's was refused as unknown.
+func TestExpectEveryToolBenchmark(t *testing.T) {
+	for _, parser := range external.Names() {
+		b := external.Benchmark(parser, "/opt/tool/tool_name")
+		text := ncclSweep + "[[expect]]\nwhere = { benchmark = \"" + b + "\" }\nmetric = \"tool:time\"\nmin = 1\n"
+		if _, err := harness.Parse("nccl.toml", []byte(text)); err != nil {
+			t.Errorf("where benchmark %s (parser %s): %v", b, parser, err)
+		}
 	}
 }
