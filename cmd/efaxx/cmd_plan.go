@@ -176,7 +176,10 @@ func externalCommand(p harness.Point) string {
 	words := make([]string, len(spec.Argv))
 	for i, a := range spec.Argv {
 		words[i] = a
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`;|&<>(){}*?") && !strings.HasPrefix(a, "{run_dir}") {
+		// The {run_dir} placeholder's braces need no quotes, what follows
+		// it may: "{run_dir}/out dir/x" is one argument. A control
+		// character is quoted (escaped) too.
+		if a == "" || strings.ContainsAny(strings.TrimPrefix(a, "{run_dir}"), " \t\n\"'\\$`;|&<>(){}*?") || strconv.Quote(a) != `"`+a+`"` {
 			words[i] = strconv.Quote(a)
 		}
 	}

@@ -290,3 +290,19 @@ parser = "nvbandwidth"
 		}
 	}
 }
+
+// TestPlanExternalCommandQuotes: efaxx plan shows each argument as one
+// word. One that starts with {run_dir} was never quoted, so
+// "{run_dir}/out dir/x" read as two arguments.
+func TestPlanExternalCommandQuotes(t *testing.T) {
+	sweep := writeFile(t, filepath.Join(t.TempDir(), "x.toml"), externalSweep("x", "/opt/osu_latency", []string{"a b"}, ""))
+	text, err := os.ReadFile(sweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, sweep, strings.Replace(string(text), `"{run_dir}/argv.bin"`, `"{run_dir}/out dir/argv.bin", "{run_dir}/plain"`, 1))
+	code, stdout, stderr := efaxx(t, "plan", sweep)
+	if code != 0 || !strings.Contains(stdout, ` -a "{run_dir}/out dir/argv.bin" {run_dir}/plain "a b"`+"\n") {
+		t.Errorf("plan = %d, want the argument with a space quoted whole\n%s%s", code, stdout, stderr)
+	}
+}
