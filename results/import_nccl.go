@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,15 @@ func NCCLTestsRuns(r *nccltests.Result, in NCCLImport) ([]*ImportedRun, error) {
 			if run != nil {
 				runs = append(runs, run)
 			}
+		}
+	}
+	// nccl-tests' count of failed checks fails the file's runs when no
+	// row kept shows one (a repeated size's row, Group).
+	if reason := r.OutOfBounds(in.File); reason != "" && !slices.ContainsFunc(runs, func(run *ImportedRun) bool {
+		return run.Status == record.StatusFailed && strings.HasPrefix(run.Reason, "nccl-tests data check")
+	}) {
+		for _, run := range runs {
+			run.Status, run.Reason = record.StatusFailed, reason
 		}
 	}
 	return runs, nil

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,5 +136,28 @@ func TestImportNCCLTests(t *testing.T) {
 	}
 	if j := importNCCLFile(t, db, "all_gather.json"); len(j) != 2 || j[0].Samples != 4 {
 		t.Errorf("JSON import = %+v, want 2 runs of 4 sizes", j)
+	}
+}
+
+// TestImportNCCLOutOfBounds: nccl-tests' count of failed checks fails the
+// file's runs where no row kept has a #wrong above 0; they were ok.
+func TestImportNCCLOutOfBounds(t *testing.T) {
+	data, err := os.ReadFile("nccltests/testdata/h200_all_gather_2.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), "# Out of bounds values : 0 OK", "# Out of bounds values : 1 FAILED", 1))
+	r, err := nccltests.Parse("bad.txt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := results.NCCLTestsRuns(r, results.NCCLImport{File: "bad.txt", Text: data, Start: time.Unix(1_800_000_000, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs {
+		if run.Status != record.StatusFailed || run.Reason != `bad.txt:25: nccl-tests data check: "# Out of bounds values : 1 FAILED"` {
+			t.Errorf("run %s: %s %q, want failed by the out-of-bounds count", run.UID, run.Status, run.Reason)
+		}
 	}
 }

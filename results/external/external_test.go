@@ -505,3 +505,21 @@ func TestBenchmark(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLOutOfBounds: nccl-tests' own count of failed checks fails the
+// run even where no row kept shows a #wrong above 0 (a row left out as a
+// repeated size): it was stored as ok.
+func TestNCCLOutOfBounds(t *testing.T) {
+	data, err := os.ReadFile("../nccltests/testdata/h200_all_gather_2.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), "# Out of bounds values : 0 OK", "# Out of bounds values : 1 FAILED", 1)
+	res, err := external.Parse("nccl-tests", external.Input{Ranks: 2, Files: []external.File{{Name: "rank-00000.stdout", Data: []byte(bad)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != `rank-00000.stdout:25: nccl-tests data check: "# Out of bounds values : 1 FAILED"` {
+		t.Errorf("Failed = %q, want the out-of-bounds line", res.Failed)
+	}
+}

@@ -39,6 +39,9 @@ func parseNCCL(in Input) (*Result, error) {
 	}
 	res := &Result{Fingerprint: r.Fingerprint()}
 	addNCCLRows(s, res, r, table.Name)
+	if res.Failed == "" {
+		res.Failed = r.OutOfBounds(table.Name) // a failed check in no row kept
+	}
 	res.Problems = s.problems
 	return res, s.err()
 }

@@ -6,6 +6,8 @@ package nccltests
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"efaxx/lineerr"
@@ -25,6 +27,7 @@ type Result struct {
 	Devices     []Device
 	Rows        []Row
 	Wrong       int     // the "Out of bounds values" count
+	WrongLine   int     // its line (text); 0 in JSON
 	AvgBusBw    float64 // the "Avg bus bandwidth", GB/s
 
 	// Complete reports that the output ran to its end: the text's
@@ -76,6 +79,21 @@ type Measure struct {
 	// Per-iteration times in us, printed with -R (per-iteration timing);
 	// nil otherwise. P50 is in the JSON only.
 	Min, Max, P99, P50 *float64
+}
+
+// OutOfBounds returns why the file says nccl-tests' data check failed,
+// as file:line and the footer, or "" when it did not. nccl-tests counts
+// every failed check there, those of rows that a run leaves out (a
+// repeated size, Group) included.
+func (r *Result) OutOfBounds(file string) string {
+	if r.Wrong == 0 {
+		return ""
+	}
+	where := file
+	if r.WrongLine > 0 {
+		where += ":" + strconv.Itoa(r.WrongLine)
+	}
+	return fmt.Sprintf("%s: nccl-tests data check: %q", where, fmt.Sprintf("# Out of bounds values : %d FAILED", r.Wrong))
 }
 
 // formatError is an error at line n of file (0: the file as a whole)

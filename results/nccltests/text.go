@@ -88,7 +88,7 @@ func (p *textParser) comment(n int, line string) {
 		r.Devices = append(r.Devices, device(m))
 	} else if m := wrongLine.FindStringSubmatch(line); m != nil {
 		r.Wrong, _ = strconv.Atoi(m[1])
-		r.Complete = true
+		r.WrongLine, r.Complete = n, true
 	} else if m := avgLine.FindStringSubmatch(line); m != nil {
 		r.AvgBusBw, _ = strconv.ParseFloat(m[1], 64)
 	} else if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "#")); len(f) > preamble && f[0] == "size" && f[1] == "count" {
