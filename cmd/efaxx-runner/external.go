@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -257,7 +258,7 @@ func failed(format string, args ...any) record.End {
 // lastLines returns the last n non-empty lines of the file at path,
 // joined by "; ", at most 500 bytes of them.
 func lastLines(path string, n int) string {
-	b, err := os.ReadFile(path)
+	b, err := tail(path, 64<<10) // the reason keeps 500 bytes of it at most
 	if err != nil {
 		return ""
 	}
@@ -275,4 +276,26 @@ func lastLines(path string, n int) string {
 		s = s[len(s)-500:]
 	}
 	return s
+}
+
+// tail reads the last limit bytes of the file at path: a tool may write
+// gigabytes to its stderr, and reading them all to keep a few lines could
+// get the rank killed for memory before it writes its end record.
+func tail(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	from := max(fi.Size()-limit, 0)
+	b := make([]byte, fi.Size()-from)
+	n, err := f.ReadAt(b, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b[:n], nil
 }

@@ -123,3 +123,24 @@ func alive(pid int) bool {
 	_, after, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(after, "Z")
 }
+
+// TestLastLines: the failure reason keeps the last lines of a program's
+// stderr, at most 500 bytes of them, read from the file's tail alone.
+func TestLastLines(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"short", "a\n\n  b  \nc\nd\n", "b; c; d"},
+		{"long", strings.Repeat("x", 70<<10) + "\nsecond to last\nlast\n", strings.Repeat("x", 478) + "; second to last; last"},
+		{"one long line", strings.Repeat("y", 70<<10) + "z", strings.Repeat("y", 499) + "z"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := lastLines(path, 3); got != c.want {
+			t.Errorf("%s: lastLines = %.60q, want %q", c.name, got, c.want)
+		}
+	}
+}
