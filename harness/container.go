@@ -119,24 +119,38 @@ func (ss *Session) container(c *Container, r RunnerBinary) *slurm.Container {
 // squashfs-tools, which enroot needs too) extracts it, and Go's build
 // information gives the -X main.version and main.commit it was linked
 // with, as "VERSION (COMMIT)". found is false when the image holds no
-// efaxx-runner at ImageRunner.
+// efaxx-runner at ImageRunner. A symbolic link on the way (the runner
+// linked from /opt, say) is followed inside the image, as the container
+// follows it: unsquashfs -cat does not. An unsquashfs failure that does
+// not say the file is missing (a corrupt image) is an error, not a
+// missing runner.
 func ImageRunnerVersion(ctx context.Context, path string) (version string, found bool, err error) {
-	cmd := exec.CommandContext(ctx, "unsquashfs", "-cat", path, strings.TrimPrefix(ImageRunner, "/"))
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
+	file := ImageRunner
+	var bin []byte
+	for hops := 0; ; hops++ {
+		out, stderr, err := unsquashfs(ctx, "-cat", path, strings.TrimPrefix(file, "/"))
+		if err == nil && len(out) > 0 {
+			bin = out
+			break
+		}
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
+		if err != nil && !errors.As(err, &ee) {
 			return "", false, fmt.Errorf("unsquashfs: %w (squashfs-tools looks inside images)", err)
 		}
-		if out.Len() == 0 {
-			return "", false, nil // unsquashfs found no such file
+		m := unsquashfsLink.FindStringSubmatch(stderr)
+		switch {
+		case m == nil && (err == nil || unsquashfsMissing.MatchString(stderr)):
+			return "", false, nil
+		case m == nil:
+			return "", false, fmt.Errorf("unsquashfs -cat %s %s: %s", path, ImageRunner, lastLine(stderr))
+		case hops == 40: // Linux's own bound on the links of one path
+			return "", false, fmt.Errorf("%s in %s: too many levels of symbolic links", ImageRunner, path)
+		}
+		if file, err = followLink(ctx, path, m[1], file); err != nil {
+			return "", false, err
 		}
 	}
-	if out.Len() == 0 {
-		return "", false, nil
-	}
-	info, err := buildinfo.Read(bytes.NewReader(out.Bytes()))
+	info, err := buildinfo.Read(bytes.NewReader(bin))
 	if err != nil {
 		return "", true, fmt.Errorf("%s in %s: %w", ImageRunner, path, err)
 	}
@@ -149,6 +163,49 @@ func ImageRunnerVersion(ctx context.Context, path string) (version string, found
 		}
 	}
 	return "", true, fmt.Errorf("%s in %s: built without -X main.version", ImageRunner, path)
+}
+
+// What unsquashfs -cat says of a path it cannot cat: a symbolic link
+// (the file, or a directory above it), or no such file.
+var (
+	unsquashfsLink    = regexp.MustCompile(`(?m)^cat: (/.*) failed to resolve symbolic link$`)
+	unsquashfsMissing = regexp.MustCompile(`(?m)^cat: (no matches for |.* (does not exist|is a directory|is not a regular file)$)`)
+)
+
+// unsquashfs runs unsquashfs with args (paths inside the image taken as
+// they are, not as wildcards) and returns its standard output and error.
+func unsquashfs(ctx context.Context, args ...string) ([]byte, string, error) {
+	cmd := exec.CommandContext(ctx, "unsquashfs", append([]string{"-no-wildcards"}, args...)...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	err := cmd.Run()
+	return out.Bytes(), stderr.String(), err
+}
+
+// followLink returns file with its leading part link, a symbolic link in
+// the squashfs image at path, replaced by where the link points, as the
+// kernel resolves it in the container: an absolute target from the
+// image's root, a relative one from the link's directory.
+func followLink(ctx context.Context, path, link, file string) (string, error) {
+	out, stderr, err := unsquashfs(ctx, "-lls", "-d", "", path, strings.TrimPrefix(link, "/"))
+	if err != nil {
+		return "", fmt.Errorf("unsquashfs -lls %s %s: %s", path, link, lastLine(stderr))
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, target, ok := strings.Cut(line, " "+link+" -> "); ok && strings.HasPrefix(line, "l") {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(link), target)
+			}
+			return filepath.Join(target, strings.TrimPrefix(file, link)), nil
+		}
+	}
+	return "", fmt.Errorf("unsquashfs -lls %s %s: lists no symbolic link", path, link)
+}
+
+// lastLine returns the last line of s that holds more than whitespace.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // ldflagsVar returns the value an -ldflags string gives name with -X.

@@ -68,34 +68,99 @@ func TestImageRunnerVersion(t *testing.T) {
 	}
 }
 
+// TestImageRunnerLinked: a runner that the image links to
+// /usr/local/bin/efaxx-runner, or that sits in a linked directory, runs
+// in the container as the runner itself does, and its version is read
+// through the links; a link to nowhere, or a loop, is no runner. A
+// corrupt image says what unsquashfs said, not that it holds no runner.
+func TestImageRunnerLinked(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		links map[string]string // link (from the root) -> target; the runner is at opt/efaxx/efaxx-runner
+		found bool
+	}{
+		{"absolute", map[string]string{"usr/local/bin/efaxx-runner": "/opt/efaxx/efaxx-runner"}, true},
+		{"relative", map[string]string{"usr/local/bin/efaxx-runner": "../../../opt/efaxx/efaxx-runner"}, true},
+		{"two links", map[string]string{"usr/local/bin/efaxx-runner": "runner", "usr/local/bin/runner": "/opt/efaxx/efaxx-runner"}, true},
+		{"linked directory", map[string]string{"usr/local": "/opt/local", "opt/local/bin/efaxx-runner": "/opt/efaxx/efaxx-runner"}, true},
+		{"dangling", map[string]string{"usr/local/bin/efaxx-runner": "/opt/efaxx/missing"}, false},
+		{"loop", map[string]string{"usr/local/bin/efaxx-runner": "a", "usr/local/bin/a": "efaxx-runner"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "root")
+			goRunner(t, "v9.2", filepath.Join(root, "opt", "efaxx", "efaxx-runner"))
+			for link, target := range tt.links {
+				if err := os.MkdirAll(filepath.Join(root, filepath.Dir(link)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v, found, err := harness.ImageRunnerVersion(ctx, squash(t, root))
+			switch {
+			case tt.found && (err != nil || !found || v != "v9.2 (abc1234)"):
+				t.Errorf("ImageRunnerVersion = %q, %v, %v, want v9.2 (abc1234)", v, found, err)
+			case !tt.found && found:
+				t.Errorf("ImageRunnerVersion = %q, %v, %v, want no runner", v, found, err)
+			}
+		})
+	}
+	image := testImage(t, "v9.1")
+	b, err := os.ReadFile(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := filepath.Join(t.TempDir(), "corrupt.sqsh")
+	if err := os.WriteFile(corrupt, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, found, err := harness.ImageRunnerVersion(ctx, corrupt); err == nil || !strings.Contains(err.Error(), "unsquashfs") {
+		t.Errorf("ImageRunnerVersion of a corrupt image = %q, %v, %v, want unsquashfs's error", v, found, err)
+	}
+}
+
 // testImage writes a squashfs that holds, where every efaxx image does, a
 // Go program linked as make build links efaxx-runner, with -X
 // main.version=version and main.commit=abc1234; with version "", an
 // image without it.
 func testImage(t *testing.T, version string) string {
 	t.Helper()
-	if _, err := exec.LookPath("mksquashfs"); err != nil {
-		t.Fatal("mksquashfs not found: make deps installs squashfs-tools")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "root", "usr", "local", "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
+	root := filepath.Join(t.TempDir(), "root")
+	if err := os.MkdirAll(filepath.Join(root, "usr", "local", "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if version != "" {
-		src := filepath.Join(dir, "main.go")
-		if err := os.WriteFile(src, []byte("package main\n\nvar version, commit = \"dev\", \"unknown\"\n\nfunc main() { println(version, commit) }\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		build := exec.Command("go", "build", "-ldflags", "-X main.version="+version+" -X main.commit=abc1234",
-			"-o", filepath.Join(bin, "efaxx-runner"), src)
-		build.Dir, build.Env = dir, append(os.Environ(), "GOFLAGS=", "GO111MODULE=off")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
+		goRunner(t, version, filepath.Join(root, harness.ImageRunner))
 	}
-	out := filepath.Join(dir, "efaxx.sqsh")
-	if b, err := exec.Command("mksquashfs", filepath.Join(dir, "root"), out, "-noappend", "-quiet", "-no-progress").CombinedOutput(); err != nil {
+	return squash(t, root)
+}
+
+// goRunner builds, at path, a Go program linked as make build links
+// efaxx-runner, with -X main.version=version and main.commit=abc1234.
+func goRunner(t *testing.T, version, path string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nvar version, commit = \"dev\", \"unknown\"\n\nfunc main() { println(version, commit) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-ldflags", "-X main.version="+version+" -X main.commit=abc1234", "-o", path, src)
+	build.Dir, build.Env = dir, append(os.Environ(), "GOFLAGS=", "GO111MODULE=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+}
+
+// squash writes the directory root into a squashfs file and returns its path.
+func squash(t *testing.T, root string) string {
+	t.Helper()
+	if _, err := exec.LookPath("mksquashfs"); err != nil {
+		t.Fatal("mksquashfs not found: make deps installs squashfs-tools")
+	}
+	out := filepath.Join(t.TempDir(), "efaxx.sqsh")
+	if b, err := exec.Command("mksquashfs", root, out, "-noappend", "-quiet", "-no-progress").CombinedOutput(); err != nil {
 		t.Fatalf("mksquashfs: %v\n%s", err, b)
 	}
 	return out
