@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,7 +45,9 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 		res = o.Sweep.Resources
 	}
 	var checks []Finding
-	if _, err := client.Partitions(ctx); errors.Is(err, slurm.ErrNoCluster) {
+	_, err := client.Partitions(ctx)
+	cluster := !errors.Is(err, slurm.ErrNoCluster)
+	if !cluster {
 		// Local runs need no cluster: say so, and ask Slurm nothing more.
 		f := Finding{"slurm", CheckWarn, slurm.NoClusterHere(err) +
 			": efaxx run runs sweeps on this machine with mpirun; submit, status and sync need a cluster"}
@@ -66,12 +69,32 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 	if o.RunnerPath != "" {
 		checks = append(checks, checkRunner(ctx, client.Commander, o.RunnerPath))
 	}
-	if w := CheckShared(o.Workdir); w != "" {
-		checks = append(checks, Finding{"workdir", CheckWarn, w})
-	} else {
-		checks = append(checks, Finding{"workdir", CheckOK, o.Workdir + " is on a network filesystem"})
+	return append(checks, checkWorkdir(o.Workdir, cluster, res.Container != nil))
+}
+
+// checkWorkdir refuses a workdir that submit refuses (a path that sbatch
+// or, with a container, pyxis and enroot cannot carry), a warning only
+// where there is no cluster to submit to, then says whether the compute
+// nodes are likely to see it.
+func checkWorkdir(workdir string, cluster, container bool) Finding {
+	abs, err := filepath.Abs(workdir)
+	if err == nil {
+		err = slurm.CheckDir("workdir", abs)
 	}
-	return checks
+	if err == nil && container {
+		err = CheckContainerPath("workdir", abs)
+	}
+	if err != nil {
+		f := Finding{"workdir", CheckFail, err.Error() + "; submit refuses it (--workdir or EFAXX_WORKDIR names another)"}
+		if !cluster {
+			f.Status = CheckWarn
+		}
+		return f
+	}
+	if w := CheckShared(workdir); w != "" {
+		return Finding{"workdir", CheckWarn, w}
+	}
+	return Finding{"workdir", CheckOK, workdir + " is on a network filesystem"}
 }
 
 func checkPartitions(ctx context.Context, c *slurm.Client, want string) Finding {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -180,6 +181,37 @@ func TestDoctorMPIWhose(t *testing.T) {
 			}
 			if mpi == nil || mpi.Status != tt.status || mpi.Detail != tt.detail {
 				t.Errorf("mpi check = %+v, want %s %q", mpi, tt.status, tt.detail)
+			}
+		})
+	}
+}
+
+// TestDoctorWorkdir: a workdir that submit refuses fails doctor's check
+// with submit's reason: a space, which a container's mount of the
+// session cannot carry, and a backslash, which sbatch's file names
+// cannot; without a container the space is fine, and without a cluster
+// to submit to, the refusal is a warning.
+func TestDoctorWorkdir(t *testing.T) {
+	spaced := filepath.Join(t.TempDir(), "my runs")
+	for _, tt := range []struct {
+		name, workdir, sweep, status, detail string
+		noCluster                            bool
+	}{
+		{"space, container", spaced, head + "[container]\nimage = \"nvcr.io#nvidia/efaxx:1\"\n", harness.CheckFail,
+			`workdir "` + spaced + `": holds " ", which pyxis and enroot cannot carry in a container path; submit refuses it`, false},
+		{"space, no container", spaced, head, harness.CheckWarn, spaced + " is on", false},
+		{"backslash", spaced + `\x`, head, harness.CheckFail, "holds a backslash", false},
+		{"backslash, no cluster", spaced + `\x`, head, harness.CheckWarn, "holds a backslash", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := harness.DoctorOptions{Workdir: tt.workdir, Sweep: mustParse(t, tt.sweep)}
+			client := doctorSlurm()
+			if tt.noCluster {
+				client = noCluster(true)
+			}
+			checks := harness.Doctor(t.Context(), client, o)
+			if c := checks[len(checks)-1]; c.Name != "workdir" || c.Status != tt.status || !strings.Contains(c.Detail, tt.detail) {
+				t.Errorf("workdir check = %+v, want %s saying %q", c, tt.status, tt.detail)
 			}
 		})
 	}

@@ -21,8 +21,9 @@ takes (srun --mpi=list) and whether efaxx's default, pmix, is one, whether
 pyxis is there (srun --help) and enroot's version, libfabric's providers
 and the tcp provider's NICs on this machine (fi_info), efaxx-runner's
 version (--runner --version, failing unless it prints "efaxx-runner
-VERSION (COMMIT)": another program is no runner), and whether the workdir
-is on a network filesystem. With a sweep, its partition is checked too,
+VERSION (COMMIT)": another program is no runner), and the workdir: one
+that submit refuses fails, with submit's reason, and one not on a network
+filesystem is a warning. With a sweep, its partition is checked too,
 its MPI plugin (its [slurm] mpi, or the default where it sets none)
 instead of the default, and the image of its [container]: readable here,
 a squashfs, and holding an efaxx-runner of this efaxx's version. Without a Slurm cluster (Slurm not installed, or no
