@@ -63,6 +63,9 @@ func Doctor(ctx context.Context, client *slurm.Client, o DoctorOptions) []Findin
 		}
 		if res.Container != nil {
 			checks = append(checks, checkImage(ctx, res.Container.Image, o.Version))
+			if len(res.Container.Mounts) > 0 {
+				checks = append(checks, checkMounts(res.Container.Mounts))
+			}
 		}
 	}
 	checks = append(checks, checkFabric(ctx, client.Commander)...)
@@ -190,6 +193,26 @@ func checkImage(ctx context.Context, image, version string) Finding {
 		return Finding{"image", CheckWarn, fmt.Sprintf("%s; holds efaxx-runner %s, this efaxx is %s: rebuild the image to match", what, v, version)}
 	}
 	return Finding{"image", CheckOK, fmt.Sprintf("%s; holds efaxx-runner %s (this machine's view; the compute nodes must see it too)", what, v)}
+}
+
+// checkMounts looks for the source of each [container] mount on this
+// machine: pyxis fails a step on a node that lacks one ("source path does
+// not exist"). The compute nodes are not this machine, so a source
+// missing here is a warning.
+func checkMounts(mounts []string) Finding {
+	var srcs, missing []string
+	for _, m := range mounts {
+		src, _, _ := strings.Cut(m, ":")
+		srcs = append(srcs, src)
+		if _, err := os.Stat(src); err != nil {
+			missing = append(missing, fmt.Sprintf("%s (%v)", src, unwrapPath(err)))
+		}
+	}
+	if len(missing) > 0 {
+		return Finding{"mounts", CheckWarn, "not on this machine: " + strings.Join(missing, ", ") +
+			"; pyxis fails every step on a node that lacks a mount's source"}
+	}
+	return Finding{"mounts", CheckOK, strings.Join(srcs, ", ") + " on this machine (the compute nodes must have them too)"}
 }
 
 // checkFabric lists libfabric's providers, and the tcp provider's

@@ -216,3 +216,29 @@ func TestDoctorWorkdir(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorMounts: a [container] mount whose source this machine lacks
+// is a warning that names it, as pyxis fails the step on a node that
+// lacks it; one that is here is ok.
+func TestDoctorMounts(t *testing.T) {
+	here := t.TempDir()
+	for _, tt := range []struct {
+		mounts, status, detail string
+	}{
+		{`["` + here + `:/data"]`, harness.CheckOK, here + " on this machine"},
+		{`["` + here + `:/data", "/nonexistent-efaxx:/x:ro"]`, harness.CheckWarn,
+			"not on this machine: /nonexistent-efaxx (no such file or directory); pyxis fails every step on a node that lacks a mount's source"},
+	} {
+		o := harness.DoctorOptions{Workdir: t.TempDir(),
+			Sweep: mustParse(t, head+"[container]\nimage = \"nvcr.io#nvidia/efaxx:1\"\nmounts = "+tt.mounts+"\n")}
+		var mounts *harness.Finding
+		for _, c := range harness.Doctor(t.Context(), doctorSlurm(), o) {
+			if c.Name == "mounts" {
+				mounts = &c
+			}
+		}
+		if mounts == nil || mounts.Status != tt.status || !strings.Contains(mounts.Detail, tt.detail) {
+			t.Errorf("mounts %s: check = %+v, want %s saying %q", tt.mounts, mounts, tt.status, tt.detail)
+		}
+	}
+}
