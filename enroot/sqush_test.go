@@ -36,3 +36,38 @@ func TestSqushSaysWhatIsMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestSqushVersion: the binaries in the image get make build's version,
+// git describe of the checkout, whatever tag -t gives the image, so that
+// efaxx doctor, built from the same checkout, finds its runner's version
+// the same. docker and enroot are stand-ins that record their arguments.
+func TestSqushVersion(t *testing.T) {
+	bin, out := t.TempDir(), t.TempDir()
+	log := filepath.Join(out, "log")
+	for _, tool := range []string{"docker", "enroot", "mksquashfs"} {
+		script := "#!/bin/sh\necho " + tool + " \"$@\" >>" + log + "\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	describe, err := exec.Command("git", "describe", "--tags", "--always", "--dirty").Output()
+	if err != nil {
+		t.Fatalf("git describe: %v", err)
+	}
+	version := strings.TrimSpace(string(describe))
+	cmd := exec.Command("./sqush", "-t", "latest", "-o", out)
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sqush: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-t efaxx:latest ", "--build-arg EFAXX_VERSION=" + version + " ",
+		"enroot import -o " + out + "/efaxx+latest.sqsh dockerd://efaxx:latest"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("sqush ran no %q:\n%s", want, b)
+		}
+	}
+}
