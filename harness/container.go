@@ -116,39 +116,14 @@ func (ss *Session) container(c *Container, r RunnerBinary) *slurm.Container {
 
 // ImageRunnerVersion reads the version of the efaxx-runner that the
 // squashfs image at path holds, without running it: unsquashfs (of
-// squashfs-tools, which enroot needs too) extracts it, and Go's build
-// information gives the -X main.version and main.commit it was linked
-// with, as "VERSION (COMMIT)". found is false when the image holds no
-// efaxx-runner at ImageRunner. A symbolic link on the way (the runner
-// linked from /opt, say) is followed inside the image, as the container
-// follows it: unsquashfs -cat does not. An unsquashfs failure that does
-// not say the file is missing (a corrupt image) is an error, not a
-// missing runner.
+// squashfs-tools, which enroot needs too) extracts it (see ImageFile),
+// and Go's build information gives the -X main.version and main.commit it
+// was linked with, as "VERSION (COMMIT)". found is false when the image
+// holds no efaxx-runner at ImageRunner.
 func ImageRunnerVersion(ctx context.Context, path string) (version string, found bool, err error) {
-	file := ImageRunner
-	var bin []byte
-	for hops := 0; ; hops++ {
-		out, stderr, err := unsquashfs(ctx, "-cat", path, strings.TrimPrefix(file, "/"))
-		if err == nil && len(out) > 0 {
-			bin = out
-			break
-		}
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			return "", false, fmt.Errorf("unsquashfs: %w (squashfs-tools looks inside images)", err)
-		}
-		m := unsquashfsLink.FindStringSubmatch(stderr)
-		switch {
-		case m == nil && (err == nil || unsquashfsMissing.MatchString(stderr)):
-			return "", false, nil
-		case m == nil:
-			return "", false, fmt.Errorf("unsquashfs -cat %s %s: %s", path, ImageRunner, lastLine(stderr))
-		case hops == 40: // Linux's own bound on the links of one path
-			return "", false, fmt.Errorf("%s in %s: too many levels of symbolic links", ImageRunner, path)
-		}
-		if file, err = followLink(ctx, path, m[1], file); err != nil {
-			return "", false, err
-		}
+	bin, found, err := ImageFile(ctx, path, ImageRunner)
+	if err != nil || !found {
+		return "", false, err
 	}
 	info, err := buildinfo.Read(bytes.NewReader(bin))
 	if err != nil {
@@ -163,6 +138,37 @@ func ImageRunnerVersion(ctx context.Context, path string) (version string, found
 		}
 	}
 	return "", true, fmt.Errorf("%s in %s: built without -X main.version", ImageRunner, path)
+}
+
+// ImageFile returns the contents of file in the squashfs image at path,
+// through unsquashfs -cat; found is false when the image holds no such
+// file. A symbolic link on the way (the runner linked from /opt, say) is
+// followed inside the image, as the container follows it: unsquashfs -cat
+// does not. An unsquashfs failure that does not say the file is missing
+// (a corrupt image) is an error, not a missing file.
+func ImageFile(ctx context.Context, path, file string) (data []byte, found bool, err error) {
+	for hops := 0; ; hops++ {
+		out, stderr, err := unsquashfs(ctx, "-cat", path, strings.TrimPrefix(file, "/"))
+		if err == nil && len(out) > 0 {
+			return out, true, nil
+		}
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			return nil, false, fmt.Errorf("unsquashfs: %w (squashfs-tools looks inside images)", err)
+		}
+		m := unsquashfsLink.FindStringSubmatch(stderr)
+		switch {
+		case m == nil && (err == nil || unsquashfsMissing.MatchString(stderr)):
+			return nil, false, nil
+		case m == nil:
+			return nil, false, fmt.Errorf("unsquashfs -cat %s %s: %s", path, file, lastLine(stderr))
+		case hops == 40: // Linux's own bound on the links of one path
+			return nil, false, fmt.Errorf("%s in %s: too many levels of symbolic links", file, path)
+		}
+		if file, err = followLink(ctx, path, m[1], file); err != nil {
+			return nil, false, err
+		}
+	}
 }
 
 // What unsquashfs -cat says of a path it cannot cat: a symbolic link

@@ -123,13 +123,27 @@ func TestImageRunnerLinked(t *testing.T) {
 
 // testImage writes a squashfs that holds, where every efaxx image does, a
 // Go program linked as make build links efaxx-runner, with -X
-// main.version=version and main.commit=abc1234; with version "", an
-// image without it.
+// main.version=version and main.commit=abc1234, and a stand-in for
+// /usr/bin/env; with version "", an image without the runner.
 func testImage(t *testing.T, version string) string {
+	t.Helper()
+	return testImageEnv(t, version, true)
+}
+
+// testImageEnv is testImage, with /usr/bin/env only when env is true.
+func testImageEnv(t *testing.T, version string, env bool) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")
 	if err := os.MkdirAll(filepath.Join(root, "usr", "local", "bin"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if env {
+		if err := os.MkdirAll(filepath.Join(root, "usr", "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "usr", "bin", "env"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if version != "" {
 		goRunner(t, version, filepath.Join(root, harness.ImageRunner))

@@ -184,6 +184,14 @@ func checkImage(ctx context.Context, image, version string) Finding {
 	fi, _ := os.Stat(image)
 	what := fmt.Sprintf("%s: %d MiB, %s", image, fi.Size()>>20, digest)
 	v, ok, err := ImageRunnerVersion(ctx, image)
+	if err == nil && ok {
+		// Every step starts the runner through env(1), which sets the
+		// sweep's variables: an image without it runs no point.
+		if _, has, err := ImageFile(ctx, image, slurm.ContainerEnv); err == nil && !has {
+			return Finding{"image", CheckFail, fmt.Sprintf("%s; holds no %s, which starts %s with the sweep's variables: "+
+				"its points would fail (docs/slurm.md says how to build the image)", what, slurm.ContainerEnv, ImageRunner)}
+		}
+	}
 	switch {
 	case err != nil:
 		return Finding{"image", CheckWarn, what + "; " + err.Error()}

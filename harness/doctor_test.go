@@ -124,10 +124,11 @@ func TestDoctorImage(t *testing.T) {
 		{"same version", "v1", harness.CheckOK, "holds efaxx-runner v1 (abc1234)"},
 		{"other version", "v0", harness.CheckWarn, "holds efaxx-runner v0 (abc1234), this efaxx is v1 (abc1234): rebuild the image to match"},
 		{"no runner", "", harness.CheckFail, "holds no /usr/local/bin/efaxx-runner: its points would fail"},
+		{"no env", "v1", harness.CheckFail, "holds no /usr/bin/env, which starts /usr/local/bin/efaxx-runner with the sweep's variables: its points would fail"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			image := testImage(t, tt.runner)
+			image := testImageEnv(t, tt.runner, tt.name != "no env")
 			o := harness.DoctorOptions{Workdir: t.TempDir(), Version: "v1 (abc1234)",
 				Sweep: mustParse(t, head+"[container]\nimage = \""+image+"\"\n")}
 			var found bool
