@@ -107,7 +107,7 @@ func (r *ExecCommander) Run(ctx context.Context, name string, args ...string) ([
 	if name == "sbatch" {
 		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool {
 			k, _, _ := strings.Cut(kv, "=")
-			return sbatchEnvIgnored[k]
+			return sbatchEnvIgnored[k] || strings.HasPrefix(k, pyxisEnvPrefix)
 		})
 	}
 	// In a process group of its own, a Ctrl-C at the terminal reaches
@@ -155,6 +155,15 @@ func MaybeSubmitted(err error) bool {
 var sbatchEnvIgnored = map[string]bool{
 	"SBATCH_ARRAY_INX": true, "SBATCH_WAIT": true, "SBATCH_CLUSTERS": true, "SBATCH_ERROR": true,
 }
+
+// pyxisEnvPrefix starts the variables that pyxis reads as its
+// --container-* options where a command line sets none: in sbatch (the
+// job script would run in a container), and in each srun step, whose
+// environment sbatch hands the job. A PYXIS_CONTAINER_IMAGE of the user's
+// shell would run a sweep without [container] in an image, and
+// PYXIS_CONTAINER_WORKDIR or _REMAP_ROOT change a container sweep's: the
+// sweep alone says how its steps run.
+const pyxisEnvPrefix = "PYXIS_CONTAINER_"
 
 // invalidJobID reports whether err is Slurm saying it knows none of the
 // job ids it was asked about.

@@ -66,16 +66,19 @@ func TestNotInstalled(t *testing.T) {
 
 // TestExecCommanderSbatchEnv: sbatch runs without the variables of its
 // environment that would make the job an array, make sbatch wait for the
-// job's end, send the job to another cluster than efaxx's queries ask, or
-// move the script's standard error; the others (a site's SBATCH_ACCOUNT,
-// SLURM_CLUSTERS, which the queries read too) stay.
+// job's end, send the job to another cluster than efaxx's queries ask,
+// move the script's standard error, or give pyxis container options that
+// the sweep did not (PYXIS_CONTAINER_*, which sbatch and each step's
+// srun read); the others (a site's SBATCH_ACCOUNT, SLURM_CLUSTERS, which
+// the queries read too) stay.
 func TestExecCommanderSbatchEnv(t *testing.T) {
 	bin := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\nenv\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
-	for _, k := range []string{"SBATCH_ARRAY_INX", "SBATCH_WAIT", "SBATCH_CLUSTERS", "SLURM_CLUSTERS", "SBATCH_ERROR", "SBATCH_ACCOUNT"} {
+	for _, k := range []string{"SBATCH_ARRAY_INX", "SBATCH_WAIT", "SBATCH_CLUSTERS", "SLURM_CLUSTERS", "SBATCH_ERROR", "SBATCH_ACCOUNT",
+		"PYXIS_CONTAINER_IMAGE", "PYXIS_CONTAINER_WORKDIR", "PYXIS_CONTAINER_REMAP_ROOT"} {
 		t.Setenv(k, "x")
 	}
 	out, err := (&slurm.ExecCommander{}).Run(t.Context(), "sbatch")
@@ -83,7 +86,8 @@ func TestExecCommanderSbatchEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := "\n" + string(out)
-	for _, k := range []string{"SBATCH_ARRAY_INX", "SBATCH_WAIT", "SBATCH_CLUSTERS", "SBATCH_ERROR"} {
+	for _, k := range []string{"SBATCH_ARRAY_INX", "SBATCH_WAIT", "SBATCH_CLUSTERS", "SBATCH_ERROR",
+		"PYXIS_CONTAINER_IMAGE", "PYXIS_CONTAINER_WORKDIR", "PYXIS_CONTAINER_REMAP_ROOT"} {
 		if strings.Contains(env, "\n"+k+"=") {
 			t.Errorf("sbatch ran with %s set", k)
 		}
