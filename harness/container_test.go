@@ -123,14 +123,15 @@ func TestImageRunnerLinked(t *testing.T) {
 
 // testImage writes a squashfs that holds, where every efaxx image does, a
 // Go program linked as make build links efaxx-runner, with -X
-// main.version=version and main.commit=abc1234, and a stand-in for
-// /usr/bin/env; with version "", an image without the runner.
+// main.version=version and main.commit=abc1234, and stand-ins for
+// /bin/sh and /usr/bin/env; with version "", an image without the runner.
 func testImage(t *testing.T, version string) string {
 	t.Helper()
 	return testImageEnv(t, version, true)
 }
 
 // testImageEnv is testImage, with /usr/bin/env only when env is true.
+// Its /bin is a link to usr/bin, as in Debian's images.
 func testImageEnv(t *testing.T, version string, env bool) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")
@@ -144,6 +145,15 @@ func testImageEnv(t *testing.T, version string, env bool) string {
 		if err := os.WriteFile(filepath.Join(root, "usr", "bin", "env"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "usr", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "usr", "bin", "sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("usr/bin", filepath.Join(root, "bin")); err != nil {
+		t.Fatal(err)
 	}
 	if version != "" {
 		goRunner(t, version, filepath.Join(root, harness.ImageRunner))

@@ -185,11 +185,16 @@ func checkImage(ctx context.Context, image, version string) Finding {
 	what := fmt.Sprintf("%s: %d MiB, %s", image, fi.Size()>>20, digest)
 	v, ok, err := ImageRunnerVersion(ctx, image)
 	if err == nil && ok {
-		// Every step starts the runner through env(1), which sets the
-		// sweep's variables: an image without it runs no point.
-		if _, has, err := ImageFile(ctx, image, slurm.ContainerEnv); err == nil && !has {
-			return Finding{"image", CheckFail, fmt.Sprintf("%s; holds no %s, which starts %s with the sweep's variables: "+
-				"its points would fail (docs/slurm.md says how to build the image)", what, slurm.ContainerEnv, ImageRunner)}
+		// Beside the runner, a step runs these in the image: an image
+		// without one runs no point.
+		for _, f := range []struct{ file, why string }{
+			{"/bin/sh", "which pyxis starts the container with"},
+			{slurm.ContainerEnv, "which starts " + ImageRunner + " with the sweep's variables"},
+		} {
+			if _, has, err := ImageFile(ctx, image, f.file); err == nil && !has {
+				return Finding{"image", CheckFail, fmt.Sprintf("%s; holds no %s, %s: its points would fail "+
+					"(docs/slurm.md says how to build the image)", what, f.file, f.why)}
+			}
 		}
 	}
 	switch {

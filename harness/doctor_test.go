@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -125,10 +126,14 @@ func TestDoctorImage(t *testing.T) {
 		{"other version", "v0", harness.CheckWarn, "holds efaxx-runner v0 (abc1234), this efaxx is v1 (abc1234): rebuild the image to match"},
 		{"no runner", "", harness.CheckFail, "holds no /usr/local/bin/efaxx-runner: its points would fail"},
 		{"no env", "v1", harness.CheckFail, "holds no /usr/bin/env, which starts /usr/local/bin/efaxx-runner with the sweep's variables: its points would fail"},
+		{"no shell", "v1", harness.CheckFail, "holds no /bin/sh, which pyxis starts the container with: its points would fail"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			image := testImageEnv(t, tt.runner, tt.name != "no env")
+			if tt.name == "no shell" {
+				image = noShell(t, tt.runner)
+			}
 			o := harness.DoctorOptions{Workdir: t.TempDir(), Version: "v1 (abc1234)",
 				Sweep: mustParse(t, head+"[container]\nimage = \""+image+"\"\n")}
 			var found bool
@@ -242,4 +247,19 @@ func TestDoctorMounts(t *testing.T) {
 			t.Errorf("mounts %s: check = %+v, want %s saying %q", tt.mounts, mounts, tt.status, tt.detail)
 		}
 	}
+}
+
+// noShell writes an image with efaxx-runner of version and /usr/bin/env,
+// but no /bin/sh.
+func noShell(t *testing.T, version string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	goRunner(t, version, filepath.Join(root, harness.ImageRunner))
+	if err := os.MkdirAll(filepath.Join(root, "usr", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "usr", "bin", "env"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return squash(t, root)
 }

@@ -26,7 +26,7 @@ that submit refuses fails, with submit's reason, and one not on a network
 filesystem is a warning. With a sweep, its partition is checked too,
 its MPI plugin (its [slurm] mpi, or the default where it sets none)
 instead of the default, and the image of its [container]: readable here,
-a squashfs, holding /usr/bin/env and an efaxx-runner of this efaxx's version, and
+a squashfs, holding /bin/sh, /usr/bin/env and an efaxx-runner of this efaxx's version, and
 its mounts' sources (on this machine: a missing one is a warning). Without a Slurm cluster (Slurm not installed, or no
 cluster configured) it says so, and which, in one warning instead of asking
 Slurm more: efaxx run needs no cluster; a sweep with a [slurm] or
