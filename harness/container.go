@@ -45,8 +45,10 @@ func IsImagePath(image string) bool {
 func ContainerRunner(c *Container) (RunnerBinary, error) {
 	r := RunnerBinary{Path: ImageRunner}
 	if !IsImagePath(c.Image) {
-		if _, d, ok := strings.Cut(c.Image, "@"); ok {
-			r.Digest = d
+		// The digest follows the last '@': a first one may end the
+		// reference's USER@ (alice@nvcr.io#nvidia/efaxx:1).
+		if i := strings.LastIndex(c.Image, "@"); i >= 0 && strings.HasPrefix(c.Image[i+1:], "sha256:") {
+			r.Digest = c.Image[i+1:]
 		}
 		r.Version = "image " + c.Image
 		if r.Digest != "" {

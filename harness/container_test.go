@@ -48,6 +48,15 @@ func TestContainerRunner(t *testing.T) {
 	if err != nil || r.Digest != "" || r.Version != "image nvcr.io#nvidia/efaxx:1" {
 		t.Errorf("ContainerRunner(tag) = %+v, %v: want no digest, the reference as version", r, err)
 	}
+	// USER@ is no digest, with or without one after it.
+	r, err = harness.ContainerRunner(&harness.Container{Image: "alice@nvcr.io#nvidia/efaxx:1"})
+	if err != nil || r.Digest != "" || r.Version != "image alice@nvcr.io#nvidia/efaxx:1" {
+		t.Errorf("ContainerRunner(user@tag) = %+v, %v: want no digest, the reference as version", r, err)
+	}
+	r, err = harness.ContainerRunner(&harness.Container{Image: "alice@" + ref})
+	if err != nil || r.Digest != "sha256:"+strings.Repeat("0f", 32) || r.Version != "image "+r.Digest {
+		t.Errorf("ContainerRunner(user@digest) = %+v, %v: want the digest after the last @", r, err)
+	}
 	if _, err := harness.ContainerRunner(&harness.Container{Image: "/no/such/efaxx.sqsh"}); err == nil ||
 		!strings.Contains(err.Error(), "/no/such/efaxx.sqsh: no such file or directory") {
 		t.Errorf("ContainerRunner of a missing squashfs: error %v, want the path", err)
