@@ -414,21 +414,7 @@ func TestSyncProgressAndInterrupt(t *testing.T) {
 // TestSyncGoesOnPastABrokenJob: a job whose session was deleted fails its
 // sync, and another job is still stored.
 func TestSyncGoesOnPastABrokenJob(t *testing.T) {
-	f := &fakeSlurm{ids: []string{"301", "302"},
-		squeue: "301|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n302|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n"}
-	x := newExecutor(t, f)
-	var jobs []results.Job
-	for _, text := range []string{threePoints, strings.Replace(threePoints, "[10, 20, 30]", "[40]", 1)} {
-		sub, err := x.Submit(t.Context(), mustParse(t, text), harness.SubmitOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs = append(jobs, sub.Jobs...)
-	}
-	if err := os.RemoveAll(jobs[0].SessionDir); err != nil {
-		t.Fatal(err)
-	}
-	ranEnded(t, jobs[1].Steps[0].Dir, "302.0")
+	x := brokenAndDone(t)
 	rep, err := x.Sync(t.Context(), results.JobFilter{})
 	if err == nil || !strings.Contains(err.Error(), "sbatch job 301") {
 		t.Errorf("Sync error = %v, want one naming job 301", err)
@@ -438,10 +424,10 @@ func TestSyncGoesOnPastABrokenJob(t *testing.T) {
 	}
 }
 
-// TestWatchShowsSyncBeforeError: a watch whose sync fails for one job
-// shows what it stored of the others before it ends with the error, where
-// it ended at once and the runs stored, and their warnings, went unsaid.
-func TestWatchShowsSyncBeforeError(t *testing.T) {
+// brokenAndDone submits two jobs that have ended: 301, whose session is
+// then deleted, and 302, whose one step ran.
+func brokenAndDone(t *testing.T) *harness.SlurmExecutor {
+	t.Helper()
 	f := &fakeSlurm{ids: []string{"301", "302"},
 		squeue: "301|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n302|COMPLETED|None|h1|1795381380|1795381400|1:00|x\n"}
 	x := newExecutor(t, f)
@@ -457,6 +443,14 @@ func TestWatchShowsSyncBeforeError(t *testing.T) {
 		t.Fatal(err)
 	}
 	ranEnded(t, jobs[1].Steps[0].Dir, "302.0")
+	return x
+}
+
+// TestWatchShowsSyncBeforeError: a watch whose sync fails for one job
+// shows what it stored of the others before it ends with the error, where
+// it ended at once and the runs stored, and their warnings, went unsaid.
+func TestWatchShowsSyncBeforeError(t *testing.T) {
+	x := brokenAndDone(t)
 	var shown []*harness.SyncReport
 	err := x.Watch(t.Context(), results.JobFilter{}, time.Millisecond, func(_ []harness.JobView, rep *harness.SyncReport) error {
 		shown = append(shown, rep)
