@@ -148,10 +148,11 @@ func MaybeSubmitted(err error) bool {
 // track the array as one job), --wait (sbatch would block until the job
 // ends, and be killed at the Commander's timeout, its job untracked),
 // another cluster than the one efaxx's squeue, sacct and scancel ask
-// (SLURM_CLUSTERS, which squeue, scontrol and scancel read too, stays:
-// they follow the job there), or a file of its own for the script's standard error (Slurm's
-// word on how the job ended goes there, which efaxx reads from the job's
-// output). These are the options a sweep's extra may not set either.
+// (SLURM_CLUSTERS stays: squeue, scontrol and scancel read it too, and
+// follow the job there), or a file of its own for the script's standard
+// error (Slurm's word on how the job ended goes there, which efaxx reads
+// from the job's output). These are the options a sweep's extra may not
+// set either.
 var sbatchEnvIgnored = map[string]bool{
 	"SBATCH_ARRAY_INX": true, "SBATCH_WAIT": true, "SBATCH_CLUSTERS": true, "SBATCH_ERROR": true,
 }
