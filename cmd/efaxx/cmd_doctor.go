@@ -26,7 +26,8 @@ that submit refuses fails, with submit's reason, and one not on a network
 filesystem is a warning. With a sweep, its partition is checked too,
 its MPI plugin (its [slurm] mpi, or the default where it sets none)
 instead of the default, and the image of its [container]: readable here,
-a squashfs, holding /bin/sh, /usr/bin/env and an efaxx-runner of this efaxx's version, and
+a squashfs, holding /bin/sh, /usr/bin/env and an efaxx-runner of this efaxx's version
+(the runner its steps start: --runner with such a sweep is a wrong command line), and
 its mounts' sources (on this machine: a missing one is a warning). Without a Slurm cluster (Slurm not installed, or no
 cluster configured) it says so, and which, in one warning instead of asking
 Slurm more: efaxx run needs no cluster; a sweep with a [slurm] or
@@ -37,7 +38,7 @@ Example:
 
 ` + exitStatus("a check failed (FAIL)"),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner to check (default: next to efaxx)"},
+			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner to check, for sweeps without a container (default: next to efaxx)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := maxArgs(c, 1); err != nil {
@@ -53,6 +54,9 @@ func runDoctor(ctx context.Context, w io.Writer, workdir, runner, sweep string) 
 	if sweep != "" {
 		s, err := loadSweep(sweep)
 		if err != nil {
+			return err
+		}
+		if err := noRunnerIn(s, runner); err != nil {
 			return err
 		}
 		o.Sweep = s

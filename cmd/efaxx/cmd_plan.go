@@ -39,7 +39,7 @@ Example:
 		Flags: []cli.Flag{
 			formatFlag,
 			&cli.BoolFlag{Name: "slurm", Usage: "show the Slurm jobs and scripts (default: when the sweep has [slurm] or [container])"},
-			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner the scripts start (default: next to efaxx)"},
+			&cli.StringFlag{Name: "runner", EnvVars: []string{"EFAXX_RUNNER"}, Usage: "efaxx-runner the scripts start, for sweeps without a container (default: next to efaxx)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := maxArgs(c, 1); err != nil {
@@ -50,6 +50,9 @@ Example:
 			}
 			s, err := loadSweep(c.Args().First())
 			if err != nil {
+				return err
+			}
+			if err := noRunnerIn(s, c.String("runner")); err != nil {
 				return err
 			}
 			showSlurm := c.Bool("slurm") || (!c.IsSet("slurm") && s.HasSlurmTables())

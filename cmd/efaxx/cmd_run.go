@@ -153,6 +153,22 @@ func printSummary(ctx context.Context, w io.Writer, db *results.DB, runs []harne
 	return nil
 }
 
+// noRunnerIn refuses a --runner (or EFAXX_RUNNER) given for sweep s when
+// s runs in a container: its steps start the image's own efaxx-runner,
+// so the flag would be dropped without a word. Mounting the binary in
+// instead would run it against the image's libfabric and MPI, which it
+// was not linked with, and the resubmission key (the image's digest)
+// would not know it.
+func noRunnerIn(s *harness.Sweep, runner string) error {
+	c := s.Resources.Container
+	if c == nil || runner == "" {
+		return nil
+	}
+	return &usageError{msg: fmt.Sprintf("--runner (or EFAXX_RUNNER) %q: sweep %s runs in the container image %s, "+
+		"whose steps start its own %s", runner, s.Name, c.Image, harness.ImageRunner),
+		hint: "no --runner, EFAXX_RUNNER unset; to run yours, build it into the image: enroot/mkimage --bin DIR (make image), docs/slurm.md"}
+}
+
 // findRunner locates efaxx-runner: the flag, then next to this binary, then PATH.
 func findRunner(flag string) (string, error) {
 	if flag != "" {

@@ -29,6 +29,10 @@ are still being tracked, so submitting a sweep again runs only what is
 missing. --retry failed submits only the points whose latest run did not
 end ok. efaxx plan shows the scripts without submitting anything.
 
+The steps of a sweep with a [container] start the image's own efaxx-runner
+(/usr/local/bin/efaxx-runner): --runner with one is a wrong command line;
+build yours into the image instead (enroot/mkimage --bin DIR, docs/slurm.md).
+
 Example:
    efaxx submit sweeps/testbed/write.toml
    efaxx submit --retry failed sweeps/testbed/write.toml
@@ -65,6 +69,9 @@ func runSubmit(ctx context.Context, o submitOptions) error {
 	}
 	s, err := loadSweep(o.sweep)
 	if err != nil {
+		return err
+	}
+	if err := noRunnerIn(s, o.runner); err != nil {
 		return err
 	}
 	// Ask before the store and the session are made, and say it plainly,

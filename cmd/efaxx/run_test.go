@@ -170,6 +170,34 @@ func TestRunRefusesContainer(t *testing.T) {
 	}
 }
 
+// TestRunnerRefusedInContainer: the steps of a sweep with [container]
+// start the image's own efaxx-runner, so --runner (or EFAXX_RUNNER) with
+// one is a wrong command line, said before anything is asked of Slurm or
+// made. plan, submit and doctor took the flag and used the image's runner
+// without a word.
+func TestRunnerRefusedInContainer(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "boxed.toml"), "name = \"boxed\"\nbenchmark = \"write\"\n[container]\nimage = \"/images/efaxx.sqsh\"\n")
+	db := filepath.Join(dir, "efaxx.db")
+	const want = "efaxx: --runner (or EFAXX_RUNNER) \"/opt/mine/efaxx-runner\": sweep boxed runs in the container image " +
+		"/images/efaxx.sqsh, whose steps start its own /usr/local/bin/efaxx-runner"
+	for _, cmd := range []string{"plan", "submit", "doctor"} {
+		code, stdout, stderr := efaxx(t, "--db", db, "--workdir", filepath.Join(dir, "runs"), cmd, file, "--runner", "/opt/mine/efaxx-runner")
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "enroot/mkimage --bin DIR") {
+			t.Errorf("%s --runner of a [container] sweep = %d, %q, %q; want 2, refused naming the image's runner", cmd, code, stdout, stderr)
+		}
+	}
+	t.Setenv("EFAXX_RUNNER", "/opt/mine/efaxx-runner")
+	if code, _, stderr := efaxx(t, "plan", file); code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("plan of a [container] sweep with EFAXX_RUNNER set = %d, %q; want 2, refused", code, stderr)
+	}
+	for _, p := range []string{db, filepath.Join(dir, "runs")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a refused command made %s", p)
+		}
+	}
+}
+
 // TestRunRefusesNodes: a sweep of more than one node is refused before
 // anything is made: no store, no session.
 func TestRunRefusesNodes(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"efaxx/harness"
 	"efaxx/slurm/slurmtest"
 )
 
@@ -65,10 +66,20 @@ func (e *clusterEnv) sweep(name, text string) string {
 	return writeFile(e.t, filepath.Join(e.dir, name+".toml"), text)
 }
 
-// submit submits a sweep and returns the session id of its jobs.
+// submit submits a sweep and returns the session id of its jobs. A sweep
+// without a container runs the runner this test built; one with a
+// container, the image's, and submit refuses --runner for it.
 func (e *clusterEnv) submit(sweep string, extra ...string) string {
 	e.t.Helper()
-	out := e.must(0, append([]string{"submit", "--runner", runner(e.t)}, append(extra, sweep)...)...)
+	s, err := harness.Load(sweep)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	args := []string{"submit"}
+	if s.Resources.Container == nil {
+		args = append(args, "--runner", runner(e.t))
+	}
+	out := e.must(0, append(args, append(extra, sweep)...)...)
 	m := regexp.MustCompile(`status --watch (\S+)`).FindStringSubmatch(out)
 	if m == nil {
 		e.t.Fatalf("submit printed no session:\n%s", out)
