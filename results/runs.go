@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"efaxx/results/record"
 )
 
 // Run is one run, one attempt at one point, as the store holds it.
@@ -106,6 +108,37 @@ func (db *DB) CountRuns(ctx context.Context, f RunFilter) (int, error) {
 		return 0, fmt.Errorf("count runs: %w", err)
 	}
 	return n, nil
+}
+
+// NotOK returns the ids of the runs f selects that did not end ok, in
+// ascending order: the runs a command that takes only ok runs as evidence
+// leaves out and names. It reads the ids alone, not whole runs: a filter
+// may select a history of 100,000.
+func (db *DB) NotOK(ctx context.Context, f RunFilter) ([]int64, error) {
+	where, args := f.where()
+	if where == "" {
+		where = ` WHERE r.status <> ?`
+	} else {
+		where += ` AND r.status <> ?`
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT r.id FROM runs r JOIN points p ON p.id = r.point_id
+		JOIN sweeps s ON s.id = p.sweep_id`+where+` ORDER BY r.id`, append(args, record.StatusOK)...)
+	if err != nil {
+		return nil, fmt.Errorf("runs not ok: %w", err)
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("runs not ok: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs not ok: %w", err)
+	}
+	return ids, nil
 }
 
 // TagFilter selects runs by one tag.

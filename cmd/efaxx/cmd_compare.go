@@ -15,7 +15,6 @@ import (
 	"efaxx/bytesize"
 	"efaxx/harness"
 	"efaxx/results"
-	"efaxx/results/record"
 )
 
 func newCompareCommand() *cli.Command {
@@ -345,33 +344,6 @@ func runCompare(ctx context.Context, w io.Writer, dbPath, format string, o compa
 		return errVerdict
 	}
 	return nil
-}
-
-// keepOK narrows f to the runs that ended ok, unless it selects a status
-// itself, and returns the runs it leaves out. A run that failed, timed
-// out or is partial holds what its ranks wrote before they stopped: the
-// sizes it reached, the ranks that finished. Its samples are no evidence
-// of how the point runs, and a side of failed runs read as "~" beside
-// the other, a pass.
-func keepOK(ctx context.Context, db *results.DB, f *results.RunFilter) ([]int64, error) {
-	if f.Status != "" {
-		return []int64{}, nil
-	}
-	all := *f
-	all.Limit = 0
-	runs, err := db.Runs(ctx, all)
-	if err != nil {
-		return nil, err
-	}
-	ids := []int64{}
-	for _, r := range runs {
-		if r.Status != record.StatusOK {
-			ids = append(ids, r.ID)
-		}
-	}
-	slices.Sort(ids)
-	f.Status = record.StatusOK
-	return ids, nil
 }
 
 // checkSides says when a side selects no run at all, or none that ended

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"efaxx/harness"
 	"efaxx/results"
+	"efaxx/results/record"
 )
 
 // filterFlags are the flags that select runs, shared by runs, query and
@@ -43,6 +45,27 @@ func runFilter(c *cli.Context, now time.Time) (results.RunFilter, error) {
 	}
 	f.Params, err = paramFilters(c.StringSlice("param"))
 	return f, err
+}
+
+// keepOK narrows f to the runs that ended ok, unless it selects a status
+// itself, and returns the runs it leaves out, for the caller to name. A
+// run that failed, timed out or is partial holds what its ranks wrote
+// before they stopped: the sizes it reached, the ranks that finished. Its
+// samples are no evidence of how the point runs: a side of failed runs
+// read as "~" beside the other in compare, a pass, and query pooled them
+// with the ok runs' as if they had measured it.
+func keepOK(ctx context.Context, db *results.DB, f *results.RunFilter) ([]int64, error) {
+	if f.Status != "" {
+		return []int64{}, nil
+	}
+	all := *f
+	all.Limit = 0
+	ids, err := db.NotOK(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	f.Status = record.StatusOK
+	return ids, nil
 }
 
 // tagFilters reads --tag values: KEY=VALUE, or KEY alone for any value.
