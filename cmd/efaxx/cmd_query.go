@@ -33,6 +33,12 @@ Median and p99 are SQLite's percentile() (linear between sorted values).
 By default the groups are split by every parameter whose value differs
 between the selected runs; --by "" pools them all per size.
 
+Only runs that ended ok are aggregated, or exported, as compare takes
+them: a failed, partial or timed-out run holds only what its ranks wrote
+before they stopped. The others are named in a note on stderr, so that
+stdout stays the table, CSV or JSON; --status STATUS queries the runs of
+that status instead (--status failed).
+
 Metrics (docs/metrics.md):
 ` + metricHelp() + `
 With --raw, exports every sample of the selected runs instead, as the
@@ -74,19 +80,19 @@ Example:
 				if c.IsSet("by") {
 					return &usageError{msg: "--raw exports samples, which are not grouped: --by does not apply"}
 				}
-				return runQueryRaw(c.Context, c.App.Writer, c.String("db"), c.String("format"), q)
+				return runQueryRaw(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), c.String("format"), q)
 			}
 			if c.IsSet("by") {
 				if q.By, err = byFlag(c.String("by")); err != nil {
 					return err
 				}
 			}
-			return runQuery(c.Context, c.App.Writer, c.String("db"), c.String("format"), q)
+			return runQuery(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), c.String("format"), q)
 		},
 	}
 }
 
-func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results.Query) error {
+func runQuery(ctx context.Context, w, stderr io.Writer, dbPath, format string, q results.Query) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -96,6 +102,10 @@ func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results
 	}
 	defer db.Close()
 	if err := errors.Join(harness.CheckFilter(ctx, db, q.Filter), harness.CheckParamNames(ctx, db, q.By)); err != nil {
+		return err
+	}
+	notOK, err := keepOK(ctx, db, &q.Filter)
+	if err != nil {
 		return err
 	}
 	res, err := db.Query(ctx, q)
@@ -123,7 +133,20 @@ func runQuery(ctx context.Context, w io.Writer, dbPath, format string, q results
 			num(r.Min), num(r.Median), num(r.Mean), num(r.Max), num(r.P99))
 		t.add(row...)
 	}
-	return writeTable(w, format, t)
+	if err := writeTable(w, format, t); err != nil {
+		return err
+	}
+	noteNotOK(stderr, notOK)
+	return nil
+}
+
+// noteNotOK names on stderr the runs that query left out as they did not
+// end ok, so that stdout stays the table, CSV or JSON asked for.
+func noteNotOK(stderr io.Writer, ids []int64) {
+	if len(ids) > 0 {
+		fmt.Fprintf(stderr, "note: left out %s %s, which did not end ok (--status STATUS queries them)\n",
+			plural(len(ids), "run", "runs"), results.Ranges(ids))
+	}
 }
 
 // rawHeader is the CSV and table header of query --raw, in RawSample's
@@ -132,7 +155,7 @@ var rawHeader = []string{"RUN", "BENCHMARK", "SIZE", "RANK", "PEER", "VARIANT", 
 	"ITERATIONS", "ELAPSED_NS", "LAT_MIN_NS", "LAT_P50_NS", "LAT_P99_NS", "LAT_MAX_NS"}
 
 // runQueryRaw streams every sample of the selected runs.
-func runQueryRaw(ctx context.Context, w io.Writer, dbPath, format string, q results.Query) error {
+func runQueryRaw(ctx context.Context, w, stderr io.Writer, dbPath, format string, q results.Query) error {
 	if !slices.Contains(queryFormats, format) {
 		return &usageError{msg: fmt.Sprintf("--format %q: want table, csv, json or ndjson", format)}
 	}
@@ -144,6 +167,10 @@ func runQueryRaw(ctx context.Context, w io.Writer, dbPath, format string, q resu
 	if err := harness.CheckFilter(ctx, db, q.Filter); err != nil {
 		return err
 	}
+	notOK, err := keepOK(ctx, db, &q.Filter)
+	if err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	out := newRawWriter(bw, format, q.Metric)
 	err = db.RawSamples(ctx, q.Filter, q.Metric, out.write)
@@ -152,6 +179,9 @@ func runQueryRaw(ctx context.Context, w io.Writer, dbPath, format string, q resu
 	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
+	}
+	if err == nil {
+		noteNotOK(stderr, notOK)
 	}
 	return err
 }

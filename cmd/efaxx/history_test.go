@@ -171,6 +171,43 @@ func TestQueryCommand(t *testing.T) {
 	}
 }
 
+// TestQueryNotOK: query aggregates and exports the runs that ended ok,
+// and names the others on stderr, as compare leaves them out, unless
+// --status selects a status; stdout stays CSV and JSON. A failed run's
+// samples were pooled with the ok runs' as if it had measured its point.
+func TestQueryNotOK(t *testing.T) {
+	day := int64(24 * 3600 * 1e9)
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + day, Seed: 2, Fail: "verification failed at 4096 B"},
+		&synth.Run{UID: "c", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000e9 + 2*day, Seed: 3, Fail: "rank 0: timed out"},
+	)
+	const note = "note: left out runs 2-3, which did not end ok (--status STATUS queries them)\n"
+	code, stdout, stderr := efaxx(t, "--db", db, "query", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "write,4KiB,1,2,") ||
+		stderr != note {
+		t.Errorf("efaxx query --format csv = %d, %q, %q; want run 1 alone (1 run, 2 samples), runs 2-3 named on stderr", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "query", "--format", "json")
+	var res struct{ Rows []struct{ Runs, Count int } }
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 || len(res.Rows) != 1 || res.Rows[0].Runs != 1 || stderr != note {
+		t.Errorf("efaxx query --format json = %d, %+v, %v, %q; want 1 run in JSON, the note on stderr", code, res, err, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "query", "--raw", "--format", "ndjson")
+	if code != 0 || strings.Count(stdout, "\n") != 2 || strings.Count(stdout, `"run":1,`) != 2 || stderr != note {
+		t.Errorf("efaxx query --raw = %d, %q, %q; want run 1's 2 samples, the note on stderr", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "query", "--since", "2023-11-15", "--format", "csv")
+	if code != 0 || strings.Count(stdout, "\n") != 1 || stderr != note {
+		t.Errorf("efaxx query of failed runs only = %d, %q, %q; want the header alone and both runs named", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "query", "--status", "failed", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "write,4KiB,2,4,") ||
+		stderr != "" {
+		t.Errorf("efaxx query --status failed = %d, %q, %q; want runs 2-3 (2 runs, 4 samples), no note", code, stdout, stderr)
+	}
+}
+
 func TestShowRanks(t *testing.T) {
 	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 16, PerHost: 4, Sizes: []uint64{4096, 1 << 20},
 		Noise: 0.005, Slow: map[int]float64{6: 2}})
