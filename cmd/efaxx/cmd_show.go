@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"efaxx/results"
+	"efaxx/results/record"
 )
 
 func newShowCommand() *cli.Command {
@@ -31,6 +32,8 @@ libfabric, MPI, efaxx's version and commit, ...): each field's value, or
 where the ranks differ, each value with the ranks that have it. An
 imported run (efaxx import nccl-tests) shows instead what its file says
 of the tool (its version, NCCL's, busbw over algbw, ...) and of the ranks.
+The table and the JSON say a run's status; the CSV holds the numbers
+alone, so a run that did not end ok is named with its reason on stderr.
 
 With --ranks, shows instead how the ranks spread for --metric: per size the
 median, the worst and best sample and the slowest rank, then the slowest
@@ -67,9 +70,9 @@ Example:
 				if err := atLeast("top", c.Int("top"), 1, "1 or more"); err != nil {
 					return err
 				}
-				return runShowRanks(c.Context, c.App.Writer, c.String("db"), c.String("format"), id, m, c.Int("top"))
+				return runShowRanks(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), c.String("format"), id, m, c.Int("top"))
 			}
-			return runShow(c.Context, c.App.Writer, c.String("db"), c.String("format"), id)
+			return runShow(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), c.String("format"), id)
 		},
 	}
 }
@@ -102,7 +105,7 @@ type allToAllRecord struct {
 	Ratio float64 `json:"ratio"`
 }
 
-func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) error {
+func runShow(ctx context.Context, w, stderr io.Writer, dbPath, format string, id int64) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -156,8 +159,12 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 		}
 		printFingerprint(w, fp)
 	}
-	if err := writeTable(w, format, t); err != nil || format != "table" {
+	if err := writeTable(w, format, t); err != nil {
 		return err
+	}
+	if format != "table" {
+		noteRunNotOK(stderr, format, r)
+		return nil
 	}
 	fmt.Fprintln(w, st.note())
 	size, pairs, err := db.PairStats(ctx, id)
@@ -167,6 +174,16 @@ func runShow(ctx context.Context, w io.Writer, dbPath, format string, id int64) 
 	printPairs(w, st.metric.Unit, size, pairs)
 	printAllToAll(w, r.Params["schedule"], a2a)
 	return nil
+}
+
+// noteRunNotOK names on stderr a run that did not end ok, where the
+// output does not: CSV holds the numbers alone, and a failed run's would
+// read as a measurement of its point. The table's header and the JSON
+// say the status.
+func noteRunNotOK(stderr io.Writer, format string, r *results.Run) {
+	if format == "csv" && r.Status != record.StatusOK {
+		fmt.Fprintf(stderr, "note: run %d did not end ok: %s (%s)\n", r.ID, r.Status, printable(dash(r.Reason)))
+	}
 }
 
 func printRunHeader(ctx context.Context, w io.Writer, db *results.DB, r *results.Run) error {

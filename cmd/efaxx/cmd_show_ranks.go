@@ -17,7 +17,7 @@ type showRanksRecord struct {
 // runShowRanks prints the spread of run id across its ranks: per size,
 // then the slowest ranks, hosts and (when the samples used several) rails,
 // as tables (table and csv) or one JSON object.
-func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id int64, m results.Metric, top int) error {
+func runShowRanks(ctx context.Context, w, stderr io.Writer, dbPath, format string, id int64, m results.Metric, top int) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func runShowRanks(ctx context.Context, w io.Writer, dbPath, format string, id in
 			return err
 		}
 	}
+	noteRunNotOK(stderr, format, r)
 	return nil
 }
 

@@ -208,6 +208,25 @@ func TestQueryNotOK(t *testing.T) {
 	}
 }
 
+// TestShowCSVNotOK: show's CSV holds the numbers alone, so a run that did
+// not end ok is named on stderr, as its table's header and its JSON say
+// it; the CSV of a failed run read as a measurement of its point.
+func TestShowCSVNotOK(t *testing.T) {
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Seed: 2, Fail: "verification failed \x1b[2J at 4096 B"})
+	const note = "note: run 2 did not end ok: failed (rank 0: verification failed \\x1b[2J at 4096 B)\n"
+	for _, args := range [][]string{{"show", "--format", "csv", "2"}, {"show", "--ranks", "--format", "csv", "2"}} {
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db}, args...)...)
+		if code != 0 || !strings.HasPrefix(stdout, "SIZE,") || stderr != note {
+			t.Errorf("efaxx %v = %d, %q, %q; want the CSV on stdout, the status on stderr", args, code, stdout, stderr)
+		}
+		args[len(args)-1] = "1"
+		if code, _, stderr := efaxx(t, append([]string{"--db", db}, args...)...); code != 0 || stderr != "" {
+			t.Errorf("efaxx %v of an ok run = %d, %q; want no note", args, code, stderr)
+		}
+	}
+}
+
 func TestShowRanks(t *testing.T) {
 	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 16, PerHost: 4, Sizes: []uint64{4096, 1 << 20},
 		Noise: 0.005, Slow: map[int]float64{6: 2}})
