@@ -24,14 +24,17 @@ expectations of its sweep file (stored with the runs), or of --expect FILE.
 Each [[expect]] table names runs and sizes (where), a metric and a stat
 across ranks, and a band; each matching run and size is one row, pass or
 fail. An expectation that matches nothing fails too: a check that tests
-nothing must not pass acceptance. See docs/sweeps.md.
+nothing must not pass acceptance. A run that did not end ok (failed,
+partial, timed out, cancelled, running) is not judged, as compare leaves
+it out: it holds only what its ranks wrote before they stopped; it is
+named, and it fails the check. See docs/sweeps.md.
 
 Example:
    efaxx run sweeps/local/acceptance.toml && efaxx check local-acceptance
    efaxx check --expect sweeps/local/acceptance.toml demo     # after make demo
    efaxx check --expect sweeps/local/acceptance.toml --format json 12
 
-` + exitStatus("a row failed, or an expectation matched nothing"),
+` + exitStatus("a row failed, an expectation matched nothing, or a run did not end ok"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "expect", Usage: "take the [[expect]] tables of this sweep file instead"},
 			formatFlag,
@@ -41,12 +44,12 @@ Example:
 			if len(a) != 1 {
 				return &usageError{msg: "check needs a run id or a sweep name", hint: "efaxx check 12"}
 			}
-			return runCheck(c.Context, c.App.Writer, c.String("db"), c.String("format"), a[0], c.String("expect"))
+			return runCheck(c.Context, c.App.Writer, c.App.ErrWriter, c.String("db"), c.String("format"), a[0], c.String("expect"))
 		},
 	}
 }
 
-func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFile string) error {
+func runCheck(ctx context.Context, w, stderr io.Writer, dbPath, format, target, expectFile string) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
@@ -66,7 +69,10 @@ func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFi
 	if len(s.Expects) == 0 {
 		return fmt.Errorf("check %s: sweep %s has no [[expect]] tables", target, s.File)
 	}
-	rows, err := harness.Check(ctx, db, s.Expects, runs)
+	// A run that did not end ok is no evidence, and it cannot pass
+	// acceptance: left out alone, its failing sizes would pass the check.
+	judged, notOK := keepOKRuns(runs)
+	rows, err := harness.Check(ctx, db, s.Expects, judged)
 	if err != nil {
 		return err
 	}
@@ -88,10 +94,15 @@ func runCheck(ctx context.Context, w io.Writer, dbPath, format, target, expectFi
 		if expectFile == "" {
 			from += ", as stored with the runs"
 		}
+		if notOK != "" {
+			fmt.Fprintf(w, "\nleft out, failing the check: %s\n", notOK)
+		}
 		fmt.Fprintf(w, "\n%d passed, %d failed (%s, %s from %s)\n",
-			len(rows)-failed, failed, quantity(len(runs), "run"), quantity(len(s.Expects), "expectation"), from)
+			len(rows)-failed, failed, quantity(len(judged), "run"), quantity(len(s.Expects), "expectation"), from)
+	} else if notOK != "" {
+		fmt.Fprintf(stderr, "note: left out, failing the check: %s\n", notOK) // stdout stays the CSV or JSON
 	}
-	if failed > 0 {
+	if failed > 0 || notOK != "" {
 		return errVerdict
 	}
 	return nil

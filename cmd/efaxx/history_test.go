@@ -362,6 +362,27 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
+// TestCheckNotOK: a run that did not end ok is not judged, as compare,
+// plot and query leave it out, and it fails the check, named: its sizes
+// passed their bands, exit 0, though the run had failed, and leaving it
+// out alone would pass a session whose failed run's numbers fail.
+func TestCheckNotOK(t *testing.T) {
+	spec := "name = \"accept\"\nbenchmark = \"write\"\n[[expect]]\nwhere = { size = \"4KiB\" }\nmin = 1\n"
+	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Spec: spec},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Seed: 2, Spec: spec, Fail: "verification failed at 65536 B"})
+	const left = "left out, failing the check: run 2 (failed), which did not end ok"
+	code, stdout, stderr := efaxx(t, "--db", db, "check", "synth")
+	if code != 1 || !strings.Contains(stdout, left) || !strings.Contains(stdout, "1 passed, 0 failed") || strings.Count(stdout, "pass") != 2 {
+		t.Errorf("efaxx check of an ok run and a failed one = %d, want 1, run 1 judged, run 2 named\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "check", "--format", "json", "2")
+	var recs []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &recs); code != 1 || err != nil || len(recs) != 1 || recs[0]["result"] != "no data" ||
+		stderr != "note: "+left+"\n" {
+		t.Errorf("efaxx check --format json 2 = %d, %v, %q, %v; want 1, no data, run 2 named on stderr", code, recs, stderr, err)
+	}
+}
+
 // TestShowWhere: show prints where the ranks ran, from their
 // fingerprints: the OS, whether in a container, and the image.
 func TestShowWhere(t *testing.T) {
