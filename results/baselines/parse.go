@@ -45,7 +45,7 @@ func Parse(file string, data []byte) (*results.Baseline, error) {
 			d.readStringKey(e, strs[e.Name()])
 		}
 	}
-	d.requireKeys(seen, "", "name", "repository", "series")
+	d.requireKeys(seen, 0, "", "name", "repository", "series")
 	d.errs.Sort()
 	if err := d.errs.Err(); err != nil {
 		return nil, err
@@ -74,11 +74,12 @@ func (d *decoder) readStringKey(e tomldoc.Entry, dst *string) {
 	}
 }
 
-// requireKeys reports each of keys missing from seen; at names the table.
-func (d *decoder) requireKeys(seen map[string]bool, at string, keys ...string) {
+// requireKeys reports each of keys missing from seen; at names the table,
+// and line is its header's (0 for the file's top level).
+func (d *decoder) requireKeys(seen map[string]bool, line int, at string, keys ...string) {
 	for _, k := range keys {
 		if !seen[k] {
-			d.errs = append(d.errs, &lineerr.Error{File: d.file, Key: at + k, Err: tomldoc.ErrMissingKey})
+			d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: line, Key: at + k, Err: tomldoc.ErrMissingKey})
 		}
 	}
 }
@@ -90,10 +91,13 @@ func (d *decoder) decodeSeries(e tomldoc.Entry) []results.BaselineSeries {
 		d.fail(e, tomldoc.TypeError("list of tables ([[series]])", e.Value))
 		return nil
 	}
+	// A table's missing keys are reported at its header: a table without
+	// keys has no other line.
+	lines := d.doc.TableLines(e)
 	var out []results.BaselineSeries
 	names := map[string]int{} // benchmark, variant and metric → table number
 	for i, t := range tables {
-		s := d.decodeOneSeries(i, t)
+		s := d.decodeOneSeries(i, lines[i], t)
 		key := s.Benchmark + " " + s.Variant + " " + s.Metric
 		if j, dup := names[key]; dup && len(t) > 0 {
 			d.errs = append(d.errs, &lineerr.Error{File: d.file, Line: tomldoc.FirstLine(t, e.Line), Key: fmt.Sprintf("series[%d]", i+1),
@@ -105,8 +109,9 @@ func (d *decoder) decodeSeries(e tomldoc.Entry) []results.BaselineSeries {
 	return out
 }
 
-// decodeOneSeries reads [[series]] table i.
-func (d *decoder) decodeOneSeries(i int, t []tomldoc.Entry) results.BaselineSeries {
+// decodeOneSeries reads [[series]] table i, whose entries are t and whose
+// header is at line.
+func (d *decoder) decodeOneSeries(i, line int, t []tomldoc.Entry) results.BaselineSeries {
 	var s results.BaselineSeries
 	strs := map[string]*string{"benchmark": &s.Benchmark, "variant": &s.Variant, "metric": &s.Metric, "file": &s.File,
 		"commit": &s.Commit, "denominator": &s.Denominator, "setup": &s.Setup, "note": &s.Note,
@@ -134,7 +139,7 @@ func (d *decoder) decodeOneSeries(i int, t []tomldoc.Entry) results.BaselineSeri
 			}
 		}
 	}
-	d.requireKeys(seen, at+".", "benchmark", "variant", "metric", "file", "commit", "denominator", "values")
+	d.requireKeys(seen, line, at+".", "benchmark", "variant", "metric", "file", "commit", "denominator", "values")
 	return s
 }
 

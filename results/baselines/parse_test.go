@@ -73,11 +73,41 @@ file = "f"
 commit = ""
 denominator = "d"
 values = { "1MB" = 1, "2MiB" = "fast" }
-`, "b.toml:14: series[2].varient: unknown key (did you mean \"variant\"?)\n" +
+`, "b.toml:12: series[2].variant: missing required key\n" +
+			"b.toml:14: series[2].varient: unknown key (did you mean \"variant\"?)\n" +
 			"b.toml:17: series[2].commit: empty: say what it is, or \"unknown\"\n" +
 			"b.toml:19: series[2].values.1MB: size \"1MB\": unit \"MB\" is ambiguous (1000 or 1024?): write \"1MiB\", or a number of bytes\n" +
-			"b.toml:19: series[2].values.2MiB: want number, got string\n" +
-			"b.toml: series[2].variant: missing required key"},
+			"b.toml:19: series[2].values.2MiB: want number, got string"},
+		// A table without keys is reported at its own [[series]] header,
+		// not at another table's line.
+		{"empty series", `name = "b"
+repository = "r"
+[[series]]
+benchmark = "write"
+variant = "v"
+metric = "gbps"
+file = "f"
+commit = "c"
+denominator = "d"
+values = { "1MiB" = 1.5 }
+
+[[series]]
+
+[[series]]
+benchmark = "write"
+variant = "w"
+metric = "gbps"
+file = "f"
+commit = "c"
+denominator = "d"
+values = { "1MiB" = 1.5 }
+`, "b.toml:12: series[2].benchmark: missing required key\n" +
+			"b.toml:12: series[2].variant: missing required key\n" +
+			"b.toml:12: series[2].metric: missing required key\n" +
+			"b.toml:12: series[2].file: missing required key\n" +
+			"b.toml:12: series[2].commit: missing required key\n" +
+			"b.toml:12: series[2].denominator: missing required key\n" +
+			"b.toml:12: series[2].values: missing required key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
