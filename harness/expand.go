@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"efaxx/benchmarks"
 )
 
 // Point is one resolved combination of a sweep's axes: one benchmark, one
@@ -159,10 +157,7 @@ func (s *Sweep) PointsContext(ctx context.Context) ([]Point, error) {
 		if s.ranksPerNode > 0 {
 			p.Ranks = p.Nodes * s.ranksPerNode
 		}
-		if p.Chunk == 0 { // "auto": stored and hashed as the bytes it resolves to
-			b, _ := benchmarks.Lookup(p.Benchmark)
-			p.Chunk = b.DefaultChunk(p.Strategy)
-		}
+		p.Chunk = storedChunk(benchmark(p.Benchmark), p.Strategy, p.Chunk)
 		p.Hash = p.hash()
 		points[i] = p
 	}

@@ -118,6 +118,16 @@ func readChunk(raw any) (any, error) {
 	return readSize(raw)
 }
 
+// storedChunk is the chunk a point of benchmark b under strategy stores
+// and hashes for chunk, as readChunk reads it: "auto" (0) as the bytes it
+// resolves to, so that it and the same bytes written out are one point.
+func storedChunk(b benchmarks.Benchmark, strategy string, chunk uint64) uint64 {
+	if chunk == 0 {
+		return b.DefaultChunk(strategy)
+	}
+	return chunk
+}
+
 // nonEmpty accepts any string but the empty one.
 func nonEmpty(what string) func(string) error {
 	return func(s string) error {

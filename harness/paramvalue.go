@@ -3,6 +3,9 @@ package harness
 import (
 	"fmt"
 	"strconv"
+
+	"efaxx/benchmarks"
+	"efaxx/results"
 )
 
 // ParamValue reads text, a parameter's value as a user types it on the
@@ -31,4 +34,38 @@ func ParamValue(name, text string) (any, error) {
 		return f, nil
 	}
 	return raw, nil
+}
+
+// ParamFilter reads a run filter of one parameter, name=text as a user
+// types it (efaxx runs --param chunk=1MiB), its value as ParamValue reads
+// it. A point stores chunk "auto" as the bytes it resolves to
+// (storedChunk), so chunk=auto selects the runs whose chunk is the one
+// "auto" gives their benchmark and strategy.
+func ParamFilter(name, text string) (results.ParamFilter, error) {
+	v, err := ParamValue(name, text)
+	if err != nil {
+		return results.ParamFilter{}, err
+	}
+	if name == "chunk" && v == any(uint64(0)) {
+		return results.ParamFilter{Key: name, Cases: autoChunks()}, nil
+	}
+	return results.ParamFilter{Key: name, Value: v}, nil
+}
+
+// autoChunks are the chunks "auto" resolves to, one case for each
+// benchmark that takes a chunk (each takes a strategy too) and each
+// strategy it can use.
+func autoChunks() []results.ParamCase {
+	var cases []results.ParamCase
+	takes := func(b benchmarks.Benchmark) bool { return b.Takes("chunk") }
+	for _, name := range benchmarks.Names(takes) {
+		b := benchmark(name)
+		for _, st := range benchmarks.Strategies {
+			if b.CheckStrategy(st) == nil {
+				cases = append(cases, results.ParamCase{Benchmark: name, Params: []results.ParamFilter{
+					{Key: "strategy", Value: st}, {Key: "chunk", Value: storedChunk(b, st, 0)}}})
+			}
+		}
+	}
+	return cases
 }

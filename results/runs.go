@@ -156,6 +156,19 @@ type ParamFilter struct {
 	// string, an int64 or float64 (compared as numbers), a bool, or a
 	// list of strings (an external sweep's list var, compared whole).
 	Value any
+
+	// Cases, when not nil, stand in for Value, for a value that each run
+	// stores resolved by its benchmark and other params (chunk "auto"):
+	// the run must match one of them.
+	Cases []ParamCase
+}
+
+// ParamCase is one way a run matches a ParamFilter with Cases: its
+// benchmark is Benchmark and its point has every one of Params (the
+// filter's key among them).
+type ParamCase struct {
+	Benchmark string
+	Params    []ParamFilter
 }
 
 // runColumns selects the fields of Run, in scanRun's order.
@@ -240,12 +253,7 @@ func (f RunFilter) where() (string, []any) {
 		}
 	}
 	for _, p := range f.Params {
-		if list, ok := p.Value.([]string); ok {
-			w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.type = 'array' AND j.value = json(?))`,
-				p.Key, jsonArray(list))
-			continue
-		}
-		w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.atom = ?)`, p.Key, p.Value)
+		p.addTo(&w)
 	}
 	if !f.Since.IsZero() {
 		w.add(`r.started_ns >= ?`, f.Since.UnixNano())
@@ -254,6 +262,32 @@ func (f RunFilter) where() (string, []any) {
 		w.add(`r.started_ns < ?`, f.Until.UnixNano())
 	}
 	return w.sql(), w.args
+}
+
+// addTo adds the condition of p to w.
+func (p ParamFilter) addTo(w *whereClause) {
+	switch list, isList := p.Value.([]string); {
+	case p.Cases != nil:
+		var either whereClause
+		for _, c := range p.Cases {
+			c.addTo(&either)
+		}
+		w.add(either.join(` OR `, `0`), either.args...)
+	case isList:
+		w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.type = 'array' AND j.value = json(?))`,
+			p.Key, jsonArray(list))
+	default:
+		w.add(`EXISTS (SELECT 1 FROM json_each(p.params) j WHERE j.key = ? AND j.atom = ?)`, p.Key, p.Value)
+	}
+}
+
+// addTo adds the condition of c to w.
+func (c ParamCase) addTo(w *whereClause) {
+	all := whereClause{conds: []string{`r.benchmark = ?`}, args: []any{c.Benchmark}}
+	for _, p := range c.Params {
+		p.addTo(&all)
+	}
+	w.add(all.join(` AND `, `1`), all.args...)
 }
 
 // whereClause collects the conditions of a WHERE clause and their
@@ -275,6 +309,15 @@ func (w *whereClause) sql() string {
 		return ""
 	}
 	return ` WHERE ` + strings.Join(w.conds, ` AND `)
+}
+
+// join returns the conditions joined by op, in parentheses, so that the
+// whole is one condition; none without conditions.
+func (w *whereClause) join(op, none string) string {
+	if len(w.conds) == 0 {
+		return none
+	}
+	return `(` + strings.Join(w.conds, op) + `)`
 }
 
 // jsonArray returns items as a JSON array, for json_each and json().

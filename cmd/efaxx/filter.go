@@ -25,7 +25,7 @@ func filterFlags() []cli.Flag {
 		&cli.StringFlag{Name: "until", Usage: "only runs started before (same forms as --since)"},
 		&cli.GenericFlag{Name: "tag", Value: &wholeValues{}, Usage: "only runs tagged KEY=VALUE, or with KEY at all (repeat: all must hold)"},
 		&cli.StringFlag{Name: "host", Usage: "only runs with a rank on this host"},
-		&cli.StringSliceFlag{Name: "param", Usage: "only runs whose point has KEY=VALUE, as in provider=shm or chunk=1MiB (repeat: all must hold)"},
+		&cli.StringSliceFlag{Name: "param", Usage: "only runs whose point has KEY=VALUE, as in provider=shm, chunk=1MiB or chunk=auto (repeat: all must hold)"},
 	}
 }
 
@@ -82,7 +82,7 @@ func tagFilters(args []string) ([]results.TagFilter, error) {
 }
 
 // paramFilters reads --param values, KEY=VALUE, each value as the param
-// table reads it.
+// table reads it (harness.ParamFilter).
 func paramFilters(args []string) ([]results.ParamFilter, error) {
 	var ps []results.ParamFilter
 	for _, a := range args {
@@ -90,11 +90,11 @@ func paramFilters(args []string) ([]results.ParamFilter, error) {
 		if !ok || k == "" {
 			return nil, &usageError{msg: fmt.Sprintf("--param %q: want KEY=VALUE", a), hint: "--param provider=shm"}
 		}
-		v, err := harness.ParamValue(k, text)
+		p, err := harness.ParamFilter(k, text)
 		if err != nil {
 			return nil, &usageError{msg: fmt.Sprintf("--param %q: %v", a, err), hint: "efaxx help runs"}
 		}
-		ps = append(ps, results.ParamFilter{Key: k, Value: v})
+		ps = append(ps, p)
 	}
 	return ps, nil
 }

@@ -99,6 +99,35 @@ func TestRunsFilters(t *testing.T) {
 	}
 }
 
+// TestRunsParamChunkAuto: a point stores chunk "auto" as the bytes it
+// resolves to, so --param chunk=auto selects the runs whose chunk is the
+// one "auto" gives their benchmark and strategy (write's 8 MiB but under
+// per-op and adaptive, 1 MiB elsewhere), as a sweep's chunk = "auto" ran.
+func TestRunsParamChunkAuto(t *testing.T) {
+	run := func(uid, benchmark, strategy string, chunk int) *synth.Run {
+		return &synth.Run{UID: uid, Benchmark: benchmark, Ranks: 2, Sizes: []uint64{4096},
+			Params: map[string]any{"strategy": strategy, "chunk": chunk}}
+	}
+	db := writeSynth(t,
+		run("a", "write", "single", 8<<20), run("b", "write", "single", 1<<20),
+		run("c", "write", "per-op", 1<<20), run("d", "sendrecv", "single", 1<<20),
+		run("e", "sendrecv", "split", 8<<20), run("f", "all2all", "adaptive", 1<<20))
+	tests := []struct {
+		args []string
+		want []int64
+	}{
+		{[]string{"--param", "chunk=auto"}, []int64{6, 4, 3, 1}},
+		{[]string{"--param", "chunk=auto", "--benchmark", "write"}, []int64{3, 1}},
+		{[]string{"--param", "chunk=auto", "--param", "strategy=single"}, []int64{4, 1}},
+		{[]string{"--param", "chunk=8MiB"}, []int64{5, 1}},
+	}
+	for _, tt := range tests {
+		if got := runIDs(t, db, tt.args...); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("efaxx runs %v = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
 func TestTag(t *testing.T) {
 	db := writeSynth(t, &synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Tags: map[string]string{"site": "x"}})
 	code, stdout, stderr := efaxx(t, "--db", db, "tag", "--delete", "site", "1", "driver=550.54", "note=after the swap")
