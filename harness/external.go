@@ -262,7 +262,7 @@ func readVar(raw any) ([]any, error) {
 func readVarValue(raw any, inList bool) (any, error) {
 	switch v := raw.(type) {
 	case string:
-		return v, checkNUL(v)
+		return v, checkVarText(v)
 	case int64:
 		return v, nil
 	case []any:
@@ -275,7 +275,7 @@ func readVarValue(raw any, inList bool) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("item %d: %w", i+1, tomldoc.TypeError("string", x))
 			}
-			if err := checkNUL(s); err != nil {
+			if err := checkVarText(s); err != nil {
 				return nil, err
 			}
 			items[i] = s
@@ -283,6 +283,15 @@ func readVarValue(raw any, inList bool) (any, error) {
 		return items, nil
 	}
 	return nil, tomldoc.TypeError("string, integer, or a list of them", raw)
+}
+
+// checkVarText checks a string of a var's value, which goes into the
+// program's arguments or environment.
+func checkVarText(s string) error {
+	if err := checkArg("value", len(s)); err != nil {
+		return err
+	}
+	return checkNUL(s)
 }
 
 // varNamed returns the var called name, or nil.
@@ -365,6 +374,61 @@ func (x *External) checkName(name string, t template, asArg, inProgram, hasSizes
 		return lineerr.Mark(ErrValue, "{output} without an output file: set [external] output")
 	}
 	return nil
+}
+
+// checkArgs refuses each template of x that makes an argument longer
+// than Linux takes (checkArg), each placeholder at its longest value, at
+// the template's line and key in file. A variable of env is one argument
+// too, NAME=VALUE, of the program's environment. The session directory
+// ({run_dir}, {output}) counts for nothing: it is not known yet.
+func (x *External) checkArgs(file string, sizes []uint64) lineerr.Errors {
+	most := x.longestValues(sizes)
+	var errs lineerr.Errors
+	// prefix is what the argument has before t's text.
+	check := func(key string, item int, what, prefix string, t template) {
+		if len(t.names()) > 0 {
+			what += " with its placeholders' longest values"
+		}
+		err := checkArg(what, len(prefix)+t.longest(most))
+		if err != nil && item > 0 {
+			err = fmt.Errorf("item %d: %w", item, err)
+		}
+		if err != nil {
+			errs = append(errs, &lineerr.Error{File: file, Line: t.line, Key: "external." + key, Err: err})
+		}
+	}
+	check("program", 0, "program", "", x.program)
+	for i, t := range x.args {
+		check("args", i+1, "argument", "", t)
+	}
+	for _, k := range slices.Sorted(maps.Keys(x.env)) {
+		check("env."+k, 0, "NAME=VALUE", k+"=", x.env[k])
+	}
+	return errs
+}
+
+// longestValues returns the longest text each placeholder of x can take
+// in a point: a list var's longest item, which is an argument of its own.
+func (x *External) longestValues(sizes []uint64) map[string]int {
+	// ranks, nodes and ranks_per_node are at most 65536.
+	most := map[string]int{"ranks": 5, "nodes": 5, "ranks_per_node": 5}
+	if len(sizes) > 0 {
+		most["sizes"] = len(argOf(sizes))
+		most["min_size"] = len(argOf(slices.Min(sizes)))
+		most["max_size"] = len(argOf(slices.Max(sizes)))
+	}
+	for _, v := range x.Vars {
+		for _, val := range v.Values {
+			items, ok := val.([]string)
+			if !ok {
+				items = []string{fmt.Sprint(val)}
+			}
+			for _, s := range items {
+				most[v.Name] = max(most[v.Name], len(s))
+			}
+		}
+	}
+	return most
 }
 
 // varNames returns the names of the vars.
@@ -499,6 +563,10 @@ func (d *decoder) resolveExternal(s *Sweep) {
 	}
 	sizes := s.valuesOf("sizes")[0].([]uint64)
 	if errs := d.ext.checkPlaceholders(d.file, len(sizes) > 0); len(errs) > 0 {
+		d.errs = append(d.errs, errs...)
+		return
+	}
+	if errs := d.ext.checkArgs(d.file, sizes); len(errs) > 0 {
 		d.errs = append(d.errs, errs...)
 		return
 	}

@@ -249,7 +249,7 @@ func (p *param) values(raw any) ([]any, []error) {
 	}
 	if len(vals) > maxSizes {
 		return nil, []error{lineerr.Mark(ErrValue, "%d sizes: want at most %d a point "+
-			"(they reach the program in one argument, and Linux takes at most 128 KiB in one)", len(vals), maxSizes)}
+			"(they reach the program in one argument, %s)", len(vals), maxSizes, argLimit)}
 	}
 	sizes := make([]uint64, len(vals))
 	for i, v := range vals {

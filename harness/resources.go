@@ -309,6 +309,9 @@ func (d *decoder) decodeImage(e tomldoc.Entry) {
 		return
 	}
 	image, err := resolveImage(s, filepath.Dir(d.file))
+	if err == nil {
+		err = checkArg("--container-image=IMAGE", len("--container-image=")+len(image))
+	}
 	if err != nil {
 		d.fail(e, err)
 		return
@@ -365,6 +368,12 @@ func (d *decoder) decodeMounts(e tomldoc.Entry) {
 		}
 		d.res.Container.Mounts = append(d.res.Container.Mounts, m)
 	}
+	// srun takes the mounts in one argument; a step's has the session
+	// directory's mount too, which submit adds.
+	arg := "--container-mounts=" + strings.Join(d.res.Container.Mounts, ",")
+	if err := checkArg("--container-mounts=MOUNTS", len(arg)); err != nil {
+		d.fail(e, err)
+	}
 }
 
 // checkMount checks one SRC:DST[:FLAGS] mount. pyxis splits a mount at
@@ -411,7 +420,11 @@ func checkMount(item any) (string, error) {
 func (d *decoder) decodeWorkdir(e tomldoc.Entry) {
 	var s string
 	d.readPath(e, &s)
-	if err := CheckContainerPath("workdir", s); err != nil {
+	err := CheckContainerPath("workdir", s)
+	if err == nil {
+		err = checkArg("--container-workdir=DIR", len("--container-workdir=")+len(s))
+	}
+	if err != nil {
 		d.fail(e, err)
 		return
 	}
@@ -466,9 +479,14 @@ func (d *decoder) decodeEnv(e tomldoc.Entry) {
 			continue
 		}
 		var v string
-		if d.readText(c, &v) {
-			env[c.Name()] = v
+		if !d.readText(c, &v) {
+			continue
 		}
+		if err := checkArg("NAME=VALUE", len(c.Name())+1+len(v)); err != nil {
+			d.fail(c, err)
+			continue
+		}
+		env[c.Name()] = v
 	}
 	d.res.Container.Env = env
 }

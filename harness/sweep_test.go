@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"efaxx/harness"
@@ -452,5 +454,77 @@ func TestMostSizes(t *testing.T) {
 	}
 	if n := len(strings.Repeat("1099511627776,", 4096)); n > 128<<10 { // the longest: 4096 sizes of 1 TiB
 		t.Errorf("4096 sizes of 1 TiB take %d bytes", n)
+	}
+}
+
+// TestLongestArgument: a value that makes one argument of a program
+// longer than Linux starts a program with (MAX_ARG_STRLEN: 128 KiB, its
+// NUL included) is refused at its key's line, whichever program takes it:
+// efaxx-runner's flags, srun's pyxis options, an external program's
+// arguments and environment. One byte less is taken.
+func TestLongestArgument(t *testing.T) {
+	const most = 128<<10 - 1
+	long := func(n int) string { return strings.Repeat("x", n) }
+	ext := "name = \"x\"\nbenchmark = \"external\"\n[external]\nparser = \"osu\"\n"
+	// Each text makes its longest argument most+over bytes long.
+	tests := []struct {
+		name string
+		text func(over int) string
+		want string
+	}{
+		{"nics", func(over int) string { return head + "[params]\nnics = \"" + long(most+over) + "\"\n" },
+			"sweeps/x.toml:4: params.nics: value is 131072 bytes: want at most 131071 " +
+				"(it reaches the program in one argument, and Linux takes at most 128 KiB in one)"},
+		{"nics item", func(over int) string {
+			return head + "[params]\nnics = [\n  \"lo\",\n  \"" + long(most+over) + "\",\n]\n"
+		}, "sweeps/x.toml:6: params.nics: item 2: value is 131072 bytes"},
+		{"image", func(over int) string {
+			return head + "[container]\nimage = \"/" + long(most+over-len("--container-image=/")) + "\"\n"
+		}, "sweeps/x.toml:4: container.image: --container-image=IMAGE is 131072 bytes"},
+		{"workdir", func(over int) string {
+			return head + "[container]\nimage = \"/i\"\nworkdir = \"/" + long(most+over-len("--container-workdir=/")) + "\"\n"
+		}, "sweeps/x.toml:5: container.workdir: --container-workdir=DIR is 131072 bytes"},
+		{"mounts", func(over int) string {
+			return head + "[container]\nimage = \"/i\"\nmounts = [\"/a:/a\", \"/b:/" +
+				long(most+over-len("--container-mounts=/a:/a,/b:/")) + "\"]\n"
+		}, "sweeps/x.toml:5: container.mounts: --container-mounts=MOUNTS is 131072 bytes"},
+		{"container env", func(over int) string {
+			return head + "[container]\nimage = \"/i\"\nenv = { X = \"" + long(most+over-len("X=")) + "\" }\n"
+		}, "sweeps/x.toml:5: container.env.X: NAME=VALUE is 131072 bytes"},
+		{"program", func(over int) string { return ext + "program = \"" + long(most+over) + "\"\n" },
+			"sweeps/x.toml:5: external.program: program is 131072 bytes"},
+		{"args", func(over int) string { return ext + "program = \"p\"\nargs = [\"-x\", \"" + long(most+over) + "\"]\n" },
+			"sweeps/x.toml:6: external.args: item 2: argument is 131072 bytes"},
+		{"external env", func(over int) string {
+			return ext + "program = \"p\"\nenv = { E = \"" + long(most+over-len("E=")) + "\" }\n"
+		}, "sweeps/x.toml:6: external.env.E: NAME=VALUE is 131072 bytes"},
+		{"var", func(over int) string {
+			return ext + "program = \"p\"\nargs = [\"{v}\"]\n[external.vars]\nv = [\"a\", \"" + long(most+over) + "\"]\n"
+		}, "sweeps/x.toml:8: external.vars.v: item 2: value is 131072 bytes"},
+		{"placeholders", func(over int) string {
+			return ext + "program = \"p\"\nargs = [\"{v}" + long(most+over-65536) + "\"]\n[external.vars]\nv = [\"a\", \"" + long(65536) + "\"]\n"
+		}, "sweeps/x.toml:6: external.args: item 1: argument with its placeholders' longest values is 131072 bytes"},
+		{"list var", func(over int) string {
+			return ext + "program = \"p\"\nargs = [\"{v}\"]\n[external.vars]\nv = [[\"a\", \"" + long(most+over) + "\"]]\n"
+		}, "sweeps/x.toml:8: external.vars.v: item 1: value is 131072 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := harness.Parse("sweeps/x.toml", []byte(tt.text(0))); err != nil {
+				t.Errorf("Parse with an argument of %d bytes: %v", most, err)
+			}
+			_, err := harness.Parse("sweeps/x.toml", []byte(tt.text(1)))
+			if !errors.Is(err, harness.ErrValue) || !strings.HasPrefix(errText(err), tt.want) {
+				t.Errorf("Parse with an argument of %d bytes = %v, want %s...", most+1, err, tt.want)
+			}
+		})
+	}
+	// The bound is the kernel's: it starts a program with the longest
+	// argument taken, and refuses one byte more.
+	if err := exec.Command("true", long(most)).Run(); err != nil {
+		t.Errorf("true with an argument of %d bytes: %v", most, err)
+	}
+	if err := exec.Command("true", long(most+1)).Run(); !errors.Is(err, syscall.E2BIG) {
+		t.Errorf("true with an argument of %d bytes = %v, want %v", most+1, err, syscall.E2BIG)
 	}
 }

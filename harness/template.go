@@ -87,6 +87,16 @@ func (t template) whole() string {
 	return ""
 }
 
+// longest returns the length of t with each placeholder at its longest
+// text, most[name]; a name not in most counts for nothing.
+func (t template) longest(most map[string]int) int {
+	n := 0
+	for _, p := range t.parts {
+		n += len(p.lit) + most[p.name]
+	}
+	return n
+}
+
 // expand substitutes values into t and returns the one string it gives;
 // every name of t must be in values as a string.
 func (t template) expand(values map[string]any) (string, error) {

@@ -21,14 +21,18 @@ import (
 // reader reads one TOML value into its resolved Go value and checks it.
 type reader func(raw any) (any, error)
 
-// readString reads a string that check accepts. A string with a line
-// break or another control character is refused first: it becomes an
-// argument in a job script, where no quoting can carry it.
+// readString reads a string that check accepts. A string longer than one
+// argument takes (checkArg), or with a line break or another control
+// character, is refused first: it becomes an argument in a job script,
+// where no quoting can carry a control character.
 func readString(check func(string) error) reader {
 	return func(raw any) (any, error) {
 		s, ok := raw.(string)
 		if !ok {
 			return nil, tomldoc.TypeError("string", raw)
+		}
+		if err := checkArg("value", len(s)); err != nil {
+			return nil, err
 		}
 		if err := slurm.CheckValue("value", s); err != nil {
 			return nil, lineerr.Mark(ErrValue, "%v", err)
