@@ -24,8 +24,13 @@ type StepView struct {
 	Run    *results.Run `json:"run"`    // the stored run; nil while pending
 }
 
-// StepPending is the status of a step whose run is not stored yet.
-const StepPending = "pending"
+// StepPending is the status of a step whose run is not stored yet, and
+// StepLost that of a step of a settled job whose run never was: its
+// session directory was gone by the time sync looked.
+const (
+	StepPending = "pending"
+	StepLost    = "lost"
+)
 
 // Done reports whether the job has ended and sync has stored all of it.
 func (v *JobView) Done() bool { return !v.Job.Settled.IsZero() }
@@ -61,6 +66,8 @@ func (x *SlurmExecutor) Jobs(ctx context.Context, f results.JobFilter) ([]JobVie
 			sv := StepView{JobStep: s, Status: StepPending, Run: byUID[s.UID]}
 			if sv.Run != nil {
 				sv.Status = sv.Run.Status
+			} else if !j.Settled.IsZero() {
+				sv.Status = StepLost
 			}
 			views[i].Steps = append(views[i].Steps, sv)
 		}

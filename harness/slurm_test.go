@@ -411,8 +411,8 @@ func TestSyncProgressAndInterrupt(t *testing.T) {
 	}
 }
 
-// TestSyncGoesOnPastABrokenJob: a job whose session was deleted fails its
-// sync, and another job is still stored.
+// TestSyncGoesOnPastABrokenJob: a job whose session lost its plan fails
+// its sync, and another job is still stored.
 func TestSyncGoesOnPastABrokenJob(t *testing.T) {
 	x := brokenAndDone(t)
 	rep, err := x.Sync(t.Context(), results.JobFilter{})
@@ -424,8 +424,8 @@ func TestSyncGoesOnPastABrokenJob(t *testing.T) {
 	}
 }
 
-// brokenAndDone submits two jobs that have ended: 301, whose session is
-// then deleted, and 302, whose one step ran.
+// brokenAndDone submits two jobs that have ended: 301, whose session's
+// plan is then deleted, and 302, whose one step ran.
 func brokenAndDone(t *testing.T) *harness.SlurmExecutor {
 	t.Helper()
 	f := &fakeSlurm{ids: []string{"301", "302"},
@@ -439,11 +439,47 @@ func brokenAndDone(t *testing.T) *harness.SlurmExecutor {
 		}
 		jobs = append(jobs, sub.Jobs...)
 	}
-	if err := os.RemoveAll(jobs[0].SessionDir); err != nil {
+	if err := os.Remove(filepath.Join(jobs[0].SessionDir, harness.PlanFile)); err != nil {
 		t.Fatal(err)
 	}
 	ranEnded(t, jobs[1].Steps[0].Dir, "302.0")
 	return x
+}
+
+// TestSyncSettlesJobWhoseSessionIsGone: a job whose session directory was
+// deleted is followed while Slurm runs it, with a note naming the
+// directory, and settled as failed once Slurm no longer knows it: every
+// later sync leaves it alone, where it stayed unsettled for good.
+func TestSyncSettlesJobWhoseSessionIsGone(t *testing.T) {
+	f := &fakeSlurm{squeue: "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"}
+	x, job := submitted(t, f)
+	if err := os.RemoveAll(job.SessionDir); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil || len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], "session directory "+job.SessionDir+" is gone") {
+		t.Fatalf("Sync of a running job without its session = %+v, %v; want a note naming the directory", rep, err)
+	}
+	f.squeue = "" // slurmctld forgot the job; sacct never knew it
+	if _, err := x.Sync(t.Context(), results.JobFilter{}); err != nil {
+		t.Fatalf("Sync once the job is gone from Slurm: %v", err)
+	}
+	views, err := x.Jobs(t.Context(), results.JobFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := views[0].Job
+	want := "session directory " + job.SessionDir + " is gone: the results of its steps not stored are lost (Slurm no longer knows it)"
+	if !views[0].Done() || j.State != "FAILED" || j.Reason != want {
+		t.Errorf("job = %s %q, settled %v; want FAILED %q, settled", j.State, j.Reason, j.Settled, want)
+	}
+	if got := fmt.Sprint(runsOf(t, x)); got != "[lost lost lost]" {
+		t.Errorf("steps = %s, want all 3 lost", got)
+	}
+	rep, err = x.Sync(t.Context(), results.JobFilter{})
+	if err != nil || len(rep.Jobs) != 0 {
+		t.Errorf("Sync after the job settled = %+v, %v; want nothing to do", rep, err)
+	}
 }
 
 // TestWatchShowsSyncBeforeError: a watch whose sync fails for one job

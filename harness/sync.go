@@ -101,6 +101,11 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 	if st != nil {
 		applyState(job, st)
 	}
+	if gone, err := sessionGone(job); err != nil {
+		return err
+	} else if gone {
+		return x.settleGone(ctx, job, &before, rep)
+	}
 	pf := plans[job.SessionDir]
 	if pf == nil {
 		var err error
@@ -160,6 +165,45 @@ func (x *SlurmExecutor) syncJob(ctx context.Context, job *results.Job, st *slurm
 	if sameState(before, *job) {
 		return nil
 	}
+	return x.DB.UpdateJob(ctx, job)
+}
+
+// sessionGone reports whether job's session directory no longer exists:
+// deleted by hand, or lost with its filesystem.
+func sessionGone(job *results.Job) (bool, error) {
+	_, err := os.Stat(job.SessionDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sbatch job %s: %w", job.JobID, err)
+	}
+	return false, nil
+}
+
+// settleGone settles as failed a job whose session directory is gone,
+// once Slurm says it has ended (or no longer knows it): its steps' files
+// went with the directory, so there is nothing left to store, and
+// following it on would keep it unsettled for good. A job still pending
+// or running is noted, and followed until it ends; efaxx cancel ends it.
+func (x *SlurmExecutor) settleGone(ctx context.Context, job, before *results.Job, rep *SyncReport) error {
+	state := slurm.State(job.State)
+	if !state.Final() {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("sbatch job %s: session directory %s is gone; the job is settled as failed once it ends (efaxx cancel %s ends it now)",
+			job.JobID, job.SessionDir, job.JobID))
+		if sameState(*before, *job) {
+			return nil
+		}
+		return x.DB.UpdateJob(ctx, job)
+	}
+	slurmSaid := "Slurm no longer knows it"
+	if state != slurm.Lost {
+		js := slurm.JobState{State: state, Reason: job.Reason, ExitCode: job.ExitCode}
+		slurmSaid = "Slurm: " + js.Describe()
+	}
+	job.State, job.ExitCode = string(slurm.Failed), ""
+	job.Reason = fmt.Sprintf("session directory %s is gone: the results of its steps not stored are lost (%s)", job.SessionDir, slurmSaid)
+	job.Settled = x.now()
 	return x.DB.UpdateJob(ctx, job)
 }
 

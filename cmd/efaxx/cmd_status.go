@@ -29,8 +29,11 @@ started or ended (as efaxx sync does), and prints one row per job and one
 per step. Without arguments it shows the most recent jobs. --watch repeats
 until every job has ended and is stored.
 
+A job whose session directory is gone is settled as failed once Slurm says
+it has ended (efaxx cancel ends it), its steps never stored shown as lost.
+
 Exit status 3 when a step's run ended failed, partial, timeout or cancelled,
-or when the arguments name no job in the store.
+or was lost, or when the arguments name no job in the store.
 
 Example:
    efaxx status

@@ -443,6 +443,52 @@ func TestSlurmNoAccounting(t *testing.T) {
 	}
 }
 
+// TestSlurmSessionGone: the session directory of a running job is deleted.
+// status says so and follows the job on; efaxx cancel ends it, and it is
+// then settled as failed, naming the directory, its steps lost: later
+// syncs leave it alone, where every sync failed on it for good.
+func TestSlurmSessionGone(t *testing.T) {
+	slurmtest.Start(t, slurmtest.Options{MinJobAge: 2})
+	e := newClusterEnv(t)
+	session := e.submit(e.sweep("gone", `name = "slurm-gone"
+benchmark = ["sendrecv", "write"]
+[params]
+provider = "tcp"
+nics = "lo"
+sizes = ["4KiB", "16MiB"]
+iterations = 20000
+warmup = 0
+timeout = "60s"
+[slurm]
+time = "10"
+`))
+	var sessionDir string
+	sqlRow(t, e.db, `SELECT session_dir FROM jobs WHERE session = '`+session+`'`, &sessionDir)
+	deadline := time.Now().Add(90 * time.Second)
+	for started, _ := filepath.Glob(filepath.Join(sessionDir, "000-*", "step.start")); len(started) == 0; started, _ =
+		filepath.Glob(filepath.Join(sessionDir, "000-*", "step.start")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first step did not start within 90s:\n%s", e.must(0, "status", session))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err := os.RemoveAll(sessionDir); err != nil {
+		t.Fatal(err)
+	}
+	gone := "session directory " + sessionDir + " is gone"
+	if code, stdout, stderr := e.run("status", session); code != 0 || !strings.Contains(stderr, gone+"; the job is settled as failed once it ends") {
+		t.Errorf("status of the running job = %d, want 0 and a note naming the directory\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	e.must(0, "cancel", session)
+	out := e.watch(session, 3)
+	if !regexp.MustCompile(`FAILED\s+\S+\s+\S+\s+2 lost\s+` + regexp.QuoteMeta(gone) + `: the results of its steps not stored are lost`).MatchString(out) {
+		t.Errorf("status does not show the job FAILED, its 2 steps lost, naming the directory:\n%s", out)
+	}
+	if out := e.must(0, "sync"); !strings.Contains(out, "nothing to sync") {
+		t.Errorf("sync after the job settled did something:\n%s", out)
+	}
+}
+
 // TestTestbed runs sweeps on a testbed of two hosts, one rank per host:
 // the write benchmark, and an external MPI program.
 func TestTestbed(t *testing.T) {
