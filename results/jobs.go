@@ -59,18 +59,12 @@ func (db *DB) AddJob(ctx context.Context, j *Job) (err error) {
 	if err != nil {
 		return fmt.Errorf("add job %s: %w", j.JobID, err)
 	}
-	now := db.Now().UnixNano()
 	// Through retryBusy, as every writer: alone, the statement waits
 	// busyTimeout for another process's lock and then fails, and the job,
 	// already submitted, would go unrecorded.
 	var res sql.Result
 	err = retryBusy(ctx, func() (err error) {
-		res, err = db.db.ExecContext(ctx, `
-		INSERT INTO jobs (scheduler, cluster, job_id, name, sweep, sweep_hash, session, session_dir,
-			dir, shape, steps, time_limit_ns, state, source, submitted_ns, updated_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			j.Scheduler, j.Cluster, j.JobID, j.Name, j.Sweep, j.SweepHash, j.Session, j.SessionDir,
-			j.Dir, j.Shape, string(steps), int64(j.TimeLimit), j.State, j.Source, j.Submitted.UnixNano(), now)
+		res, err = db.db.ExecContext(ctx, insertJob, jobValues(j, string(steps), db.Now())...)
 		return err
 	})
 	if err != nil {
@@ -79,6 +73,12 @@ func (db *DB) AddJob(ctx context.Context, j *Job) (err error) {
 	j.ID, err = res.LastInsertId()
 	return err
 }
+
+// insertJob adds a jobs row; jobValues gives its values.
+const insertJob = `
+	INSERT INTO jobs (scheduler, cluster, job_id, name, sweep, sweep_hash, session, session_dir,
+		dir, shape, steps, time_limit_ns, state, source, submitted_ns, updated_ns)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // UpdateJob stores the state fields of j: state, reason, exit code, node
 // list, source, start, end and settled.
@@ -214,7 +214,8 @@ type PointHistory struct {
 
 // PointHistories returns, for each point hash, what the store knows of
 // its Slurm runs within sweep (by name), whether one with runnerVersion
-// ended ok, and of the sweep's jobs still in flight. Another sweep's runs
+// ended ok, and of the sweep's jobs still in flight (submissions not yet
+// recorded included). Another sweep's runs
 // of an equal point do not count: the sweeps may differ in what no
 // parameter records (a NIC shaped slower, another cluster). Points never
 // seen are absent.
@@ -226,6 +227,17 @@ func (db *DB) PointHistories(ctx context.Context, sweep, runnerVersion string, h
 	jobs, err := db.Jobs(ctx, JobFilter{Sweep: sweep, Unsettled: true})
 	if err != nil {
 		return nil, err
+	}
+	// A submission not yet recorded may be a job Slurm runs: its points
+	// are in flight until sync finds it or learns Slurm never had it.
+	subs, err := db.Submissions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subs {
+		if s.Job.Sweep == sweep || s.Job.SweepHash == sweep {
+			jobs = append(jobs, s.Job)
+		}
 	}
 	want := map[string]bool{}
 	for _, h := range hashes {

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -223,5 +224,53 @@ func sqlRowOf(t *testing.T, db *results.DB, query string, dest ...any) {
 	t.Helper()
 	if err := results.SQLDB(db).QueryRowContext(t.Context(), query).Scan(dest...); err != nil {
 		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// TestSubmissions: a submission is recorded before sbatch runs, counts its
+// points in flight, and becomes its job once sbatch's answer is recorded,
+// by submit or by a sync that found it first: one job either way.
+func TestSubmissions(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := t.Context()
+	j := testJob("", "pa", "pb")
+	id, err := db.AddSubmission(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := db.Submissions(ctx)
+	if err != nil || len(subs) != 1 || subs[0].ID != id || fmt.Sprint(subs[0].Job) != fmt.Sprint(*j) {
+		t.Fatalf("Submissions = %+v, %v; want %+v", subs, err, j)
+	}
+	hist, err := db.PointHistories(ctx, "unit", "v1", []string{"pa", "pb", "pc"})
+	if err != nil || !hist["pa"].InFlight || !hist["pb"].InFlight || hist["pc"].InFlight {
+		t.Errorf("PointHistories = %+v, %v; want pa and pb in flight", hist, err)
+	}
+	bySync, bySubmit := *j, *j
+	bySync.JobID, bySync.Source = "21", "squeue"
+	bySubmit.JobID = "21"
+	for _, rec := range []*results.Job{&bySync, &bySubmit} {
+		if err := db.RecordSubmitted(ctx, id, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs, err := db.Jobs(ctx, results.JobFilter{})
+	if err != nil || len(jobs) != 1 || jobs[0].JobID != "21" || jobs[0].Source != "squeue" || bySubmit.ID != jobs[0].ID {
+		t.Errorf("Jobs = %+v, %v; want job 21 once, as the sync recorded it", jobs, err)
+	}
+	if subs, err := db.Submissions(ctx); err != nil || len(subs) != 0 {
+		t.Errorf("Submissions once recorded = %+v, %v; want none", subs, err)
+	}
+	gone := testJob("", "pc")
+	gone.Dir += "-2"
+	id, err = db.AddSubmission(ctx, gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DropSubmission(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if subs, err := db.Submissions(ctx); err != nil || len(subs) != 0 {
+		t.Errorf("Submissions once dropped = %+v, %v; want none", subs, err)
 	}
 }
