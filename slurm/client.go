@@ -59,6 +59,18 @@ func (c *Client) Cancel(ctx context.Context, ids []ID) error {
 	return nil
 }
 
+// JobsByDir returns the jobs of this user that slurmctld knows, pending,
+// running or ended a moment ago, by their working directory (sbatch
+// --chdir): efaxx gives each job a directory of its own before sbatch
+// runs, so the directory finds a job whose id was never recorded.
+func (c *Client) JobsByDir(ctx context.Context) (map[string]ID, error) {
+	out, err := c.run(ctx, "squeue", "--me", "-h", "-t", "all", "-o", "%i|%Z")
+	if err != nil {
+		return nil, err
+	}
+	return parseJobDirs(out), nil
+}
+
 // Tracked is a job to Query about.
 type Tracked struct {
 	ID        ID

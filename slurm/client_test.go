@@ -299,3 +299,21 @@ func TestQuerySacctSilent(t *testing.T) {
 		t.Errorf("sacct asked %d times in two queries, want 1: %q", asked, r.Calls)
 	}
 }
+
+// TestJobsByDir: squeue's jobs by their working directory, which may hold
+// the separator; and the job a directory's start marker names.
+func TestJobsByDir(t *testing.T) {
+	c := &slurm.Client{Commander: fakeSlurm{"squeue": "11|/w/a b/jobs/0-n1r2\n12_3|/w/x|y\n"}.runner()}
+	dirs, err := c.JobsByDir(context.Background())
+	if err != nil || fmt.Sprint(dirs) != "map[/w/a b/jobs/0-n1r2:11 /w/x|y:12_3]" {
+		t.Errorf("JobsByDir = %v, %v", dirs, err)
+	}
+	dir := t.TempDir()
+	if id, ok, err := slurm.JobInDir(dir); ok || err != nil {
+		t.Errorf("JobInDir of a directory without a start marker = %v, %v, %v; want none", id, ok, err)
+	}
+	writeMarker(t, dir, slurm.JobStartMarker, "job=4711 nodes=h1 start=1795381380.25")
+	if id, ok, err := slurm.JobInDir(dir); !ok || err != nil || id.String() != "4711" {
+		t.Errorf("JobInDir = %v, %v, %v; want 4711", id, ok, err)
+	}
+}

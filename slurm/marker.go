@@ -76,6 +76,20 @@ func readJobMarkers(dir string) (jobMarkers, error) {
 	return m, err
 }
 
+// JobInDir returns the id of the job whose script started in dir, as its
+// start marker says; false when none did.
+func JobInDir(dir string) (ID, bool, error) {
+	start, err := readMarker(filepath.Join(dir, JobStartMarker))
+	if err != nil || start["job"] == "" {
+		return ID{}, false, err
+	}
+	id, err := ParseID(start["job"])
+	if err != nil {
+		return ID{}, false, fmt.Errorf("marker %s: %w", filepath.Join(dir, JobStartMarker), err)
+	}
+	return id, true, nil
+}
+
 // markerState derives a job's state from its markers once Slurm no longer
 // knows it. A script stopped by a signal timed out, was preempted or was
 // cancelled, as Slurm's own line in the job's output says (see slurmEnd),

@@ -84,6 +84,22 @@ func parseSqueue(out []byte) map[string]*JobState {
 	return jobs
 }
 
+// parseJobDirs reads squeue -h -o '%i|%Z' output: the job ids by working
+// directory. The directory comes last, as it may hold the separator.
+func parseJobDirs(out []byte) map[string]ID {
+	dirs := map[string]ID{}
+	for _, line := range lines(out) {
+		f := strings.SplitN(line, "|", 2)
+		if len(f) < 2 {
+			continue
+		}
+		if id, err := ParseID(f[0]); err == nil {
+			dirs[f[1]] = id
+		}
+	}
+	return dirs
+}
+
 // parseScontrol reads one job of scontrol show job -o: KEY=value pairs on
 // one line. A value may hold spaces (a comment), so each key is read at its
 // first occurrence, and values end at the next space: only the keys below
