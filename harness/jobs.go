@@ -79,6 +79,10 @@ func (x *SlurmExecutor) Jobs(ctx context.Context, f results.JobFilter) ([]JobVie
 // Slurm ends them asynchronously; a sync afterwards stores their runs as
 // cancelled.
 func (x *SlurmExecutor) Cancel(ctx context.Context, f results.JobFilter) ([]results.Job, error) {
+	// A job a stopped submit did not record is cancelled too.
+	if _, err := x.Adopt(ctx); err != nil {
+		return nil, err
+	}
 	f.Unsettled = true
 	jobs, err := x.DB.Jobs(ctx, f)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -575,5 +576,111 @@ func TestSubmitInterruptedRecordsJob(t *testing.T) {
 	jobs, _ := x.DB.Jobs(t.Context(), results.JobFilter{})
 	if calls != 1 || len(jobs) != 1 || jobs[0].JobID != "401" || sub == nil || len(sub.Jobs) != 1 {
 		t.Errorf("%d sbatch calls, recorded %+v; want one call and job 401 recorded", calls, jobs)
+	}
+}
+
+// killSlurm is a Slurm whose sbatch stops the Submit that runs it dead, as
+// a SIGKILL of efaxx would, while kill is set: nothing of Submit runs
+// after it. When take is set, slurmctld took the job first, as job 201,
+// and squeue --me knows it by its working directory from then on.
+type killSlurm struct {
+	kill, take bool
+	known      string // squeue --me's answer: "id|dir" of each job slurmctld took
+	queue      string // squeue -j's answer
+}
+
+func (k *killSlurm) runner() *mock.Commander {
+	return &mock.Commander{RunFunc: func(_ context.Context, name string, args ...string) ([]byte, error) {
+		switch {
+		case name == "sbatch" && k.kill:
+			for _, a := range args {
+				if dir, ok := strings.CutPrefix(a, "--chdir="); ok && k.take {
+					k.known = "201|" + dir + "\n"
+					k.queue = "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"
+				}
+			}
+			runtime.Goexit()
+		case name == "sbatch":
+			return []byte("202\n"), nil
+		case name == "squeue" && args[0] == "--me":
+			return []byte(k.known), nil
+		case name == "squeue" && k.queue != "":
+			return []byte(k.queue), nil
+		case name == "sacct":
+			return nil, &slurm.CommandError{Name: "sacct", Code: 1, Stderr: "Slurm accounting storage is disabled"}
+		}
+		return nil, &slurm.CommandError{Name: name, Code: 1, Stderr: "slurm_load_jobs error: Invalid job id specified"}
+	}}
+}
+
+// killedSubmit submits threePoints through a submit that k stops at its
+// sbatch, and returns the executor.
+func killedSubmit(t *testing.T, k *killSlurm) *harness.SlurmExecutor {
+	t.Helper()
+	x := newExecutor(t, &fakeSlurm{})
+	x.Client.Commander = k.runner()
+	k.kill = true
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x.Submit(t.Context(), mustParse(t, threePoints), harness.SubmitOptions{})
+		t.Error("Submit went on after its sbatch")
+	}()
+	<-done
+	k.kill = false
+	return x
+}
+
+// TestSyncRecordsJobOfKilledSubmit: efaxx was killed between sbatch's
+// answer and the store's record of the job. The next sync finds the job
+// in Slurm by its directory and follows it, where it ran untracked.
+func TestSyncRecordsJobOfKilledSubmit(t *testing.T) {
+	k := &killSlurm{take: true}
+	x := killedSubmit(t, k)
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := x.DB.Jobs(t.Context(), results.JobFilter{})
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs after the sync = %+v, %v; want the job sbatch took", jobs, err)
+	}
+	j := jobs[0]
+	if j.JobID != "201" || j.State != "RUNNING" || j.Sweep != "x" || len(j.Steps) != 3 || k.known != "201|"+j.Dir+"\n" {
+		t.Errorf("job = %+v, want job 201 in %s, RUNNING, with 3 steps", j, k.known)
+	}
+	if len(rep.Jobs) != 1 || !strings.Contains(strings.Join(rep.Notes, "\n"), "sbatch job 201 of session "+j.Session) {
+		t.Errorf("sync report = %+v, want job 201 and a note that it is recorded now", rep)
+	}
+}
+
+// TestSyncDropsSubmissionSlurmNeverHad: efaxx was killed before sbatch
+// took the job. Its points count as in flight (its sbatch may be running
+// still) until a sync, two minutes on, finds no job in Slurm and says so;
+// they are then submitted again.
+func TestSyncDropsSubmissionSlurmNeverHad(t *testing.T) {
+	now := time.Now()
+	k := &killSlurm{}
+	x := killedSubmit(t, k)
+	x.Now = func() time.Time { return now }
+	s := mustParse(t, threePoints)
+	for _, after := range []time.Duration{0, time.Minute} {
+		now = now.Add(after)
+		if _, err := x.Sync(t.Context(), results.JobFilter{}); err != nil {
+			t.Fatal(err)
+		}
+		sub, err := x.Submit(t.Context(), s, harness.SubmitOptions{})
+		if err != nil || sub.Plan != nil || len(sub.Skipped) != 3 {
+			t.Fatalf("Submit %v after the killed one = %+v, %v; want its 3 points skipped as in flight", after, sub, err)
+		}
+	}
+	now = now.Add(2 * time.Minute)
+	rep, err := x.Sync(t.Context(), results.JobFilter{})
+	if err != nil || !strings.Contains(strings.Join(rep.Notes, "\n"), "was never submitted") {
+		t.Fatalf("Sync 3 minutes on = %+v, %v; want a note that the job was never submitted", rep, err)
+	}
+	sub, err := x.Submit(t.Context(), s, harness.SubmitOptions{})
+	if err != nil || len(sub.Jobs) != 1 || sub.Jobs[0].JobID != "202" || len(sub.Jobs[0].Steps) != 3 {
+		t.Errorf("Submit once the killed submission is dropped = %+v, %v; want job 202 with the 3 points", sub, err)
 	}
 }

@@ -209,17 +209,7 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 		// Client.Submit would run sbatch regardless.
 		return nil, context.Cause(ctx)
 	}
-	id, cluster, err := x.Client.Submit(ctx, spec, path)
-	if err != nil {
-		err = fmt.Errorf("submit job %d of sweep %s (%s): %w", j.Index, pl.Sweep.Name, j.Shape, err)
-		if slurm.MaybeSubmitted(err) {
-			// Submitting again could run the points twice.
-			err = fmt.Errorf("%w; slurmctld may have taken the job all the same, and efaxx does not track it: "+
-				"see squeue --me --name=%s before submitting again", err, spec.Name)
-		}
-		return nil, err
-	}
-	job := &results.Job{Scheduler: "slurm", Cluster: cluster, JobID: id.String(), Name: spec.Name,
+	job := &results.Job{Scheduler: "slurm", Name: spec.Name,
 		Sweep: pl.Sweep.Name, SweepHash: pl.Sweep.Hash, Session: ss.ID, SessionDir: ss.Dir, Dir: spec.Dir,
 		Shape: j.Shape.String(), TimeLimit: pl.Sweep.Resources.TimeLimit, State: string(slurm.Pending),
 		Source: "sbatch", Submitted: x.now()}
@@ -227,12 +217,40 @@ func (x *SlurmExecutor) submitJob(ctx context.Context, ss *Session, pl *Plan, j 
 		job.Steps = append(job.Steps, results.JobStep{Step: i, Name: StepName(p), Point: p.Hash, Label: p.Label(),
 			PointIndex: p.Index, UID: runUID(ss.ID, p.Index), Dir: ss.RunDir(p)})
 	}
+	// Stored before sbatch runs: a submit killed before it records
+	// sbatch's answer leaves what sync finds the job by (see adopt).
+	sub, err := x.DB.AddSubmission(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	id, cluster, err := x.Client.Submit(ctx, spec, path)
+	if err != nil {
+		return nil, x.notSubmitted(ctx, sub, pl, j, spec.Name, err)
+	}
+	job.JobID, job.Cluster = id.String(), cluster
 	// The job runs whatever happens next: record it even if the caller
 	// gave up waiting.
-	if err := x.DB.AddJob(context.WithoutCancel(ctx), job); err != nil {
-		return nil, fmt.Errorf("sbatch job %s was submitted but not recorded: %w", job.JobID, err)
+	if err := x.DB.RecordSubmitted(context.WithoutCancel(ctx), sub, job); err != nil {
+		return nil, fmt.Errorf("sbatch job %s was submitted but not recorded (efaxx sync records it): %w", job.JobID, err)
 	}
 	return job, nil
+}
+
+// notSubmitted returns the error of planned job j, whose sbatch failed
+// with err, and drops its submission unless slurmctld may have taken the
+// job all the same: then a sync records it if so, and until then a
+// resubmission leaves its points out, as submitting them again could run
+// them twice.
+func (x *SlurmExecutor) notSubmitted(ctx context.Context, sub int64, pl *Plan, j *PlannedJob, name string, err error) error {
+	err = fmt.Errorf("submit job %d of sweep %s (%s): %w", j.Index, pl.Sweep.Name, j.Shape, err)
+	if slurm.MaybeSubmitted(err) {
+		return fmt.Errorf("%w; slurmctld may have taken the job all the same: efaxx sync records it if so, "+
+			"and until then submitting the sweep again leaves its points out (squeue --me --name=%s shows it)", err, name)
+	}
+	if dropErr := x.DB.DropSubmission(context.WithoutCancel(ctx), sub); dropErr != nil {
+		return errors.Join(err, dropErr)
+	}
+	return err
 }
 
 func stepDirs(j *slurm.Job) []string {

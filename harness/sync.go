@@ -25,7 +25,8 @@ type SyncReport struct {
 	Problems []*lineerr.Error      // lines and files ingest skipped
 }
 
-// Sync asks Slurm about every job that f selects and that sync has more to
+// Sync records the jobs of submissions a stopped submit left (see Adopt),
+// then asks Slurm about every job that f selects and that sync has more to
 // do for, stores their state, and ingests each step that has started or
 // whose job has ended, marking its run ok, partial, failed, timeout or
 // cancelled with the scheduler's reason. A job is settled once it has
@@ -33,10 +34,14 @@ type SyncReport struct {
 // syncing again adds nothing. A job that cannot be synced is reported in
 // the error, after the others are stored.
 func (x *SlurmExecutor) Sync(ctx context.Context, f results.JobFilter) (*SyncReport, error) {
+	adopted, err := x.Adopt(ctx)
+	if err != nil {
+		return &SyncReport{Notes: adopted}, err
+	}
 	f.Unsettled = true
 	jobs, err := x.DB.Jobs(ctx, f)
 	if err != nil || len(jobs) == 0 {
-		return &SyncReport{}, err
+		return &SyncReport{Notes: adopted}, err
 	}
 	tracked := make([]slurm.Tracked, len(jobs))
 	for i, j := range jobs {
@@ -50,7 +55,7 @@ func (x *SlurmExecutor) Sync(ctx context.Context, f results.JobFilter) (*SyncRep
 	if err != nil {
 		return nil, err
 	}
-	rep := &SyncReport{Notes: states.Notes}
+	rep := &SyncReport{Notes: append(adopted, states.Notes...)}
 	plans := map[string]*planFile{}
 	p := &syncProgress{w: x.Progress, last: time.Now()}
 	for _, j := range jobs {

@@ -21,7 +21,9 @@ func newSubmitCommand() *cli.Command {
 		Description: `Writes the job scripts and the resolved sweep into a new session directory
 under --workdir (the compute nodes must see it), submits each job with
 sbatch, records the jobs in the database and returns at once. Follow the
-jobs with efaxx status --watch; efaxx sync stores their results.
+jobs with efaxx status --watch; efaxx sync stores their results. A submit
+killed after sbatch answered, before it recorded the job, leaves what the
+next status or sync finds the job by, in Slurm, and records it then.
 
 Points that already have an ok run with the same runner (efaxx-runner's
 version, or the container image) are skipped, and so are points whose jobs

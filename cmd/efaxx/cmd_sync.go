@@ -20,8 +20,10 @@ func newSyncCommand() *cli.Command {
 and ingests every step that has started or ended: its ranks' samples, and
 its status, ok, partial, failed, timeout or cancelled, with the scheduler's
 reason. A job that has ended with every step stored is settled and left
-alone after, so syncing again adds nothing. efaxx status and efaxx runs
-sync first unless given --no-sync.
+alone after, so syncing again adds nothing. A job whose submit was killed
+after sbatch answered, before it recorded the job, is found in Slurm by
+its directory and recorded first. efaxx status and efaxx runs sync first
+unless given --no-sync.
 
 Exit status 3 when a run it stored ended failed, partial, timeout or
 cancelled, or when the arguments name no job in the store.

@@ -38,12 +38,18 @@ func (e *slurmEnv) close() { e.db.Close() }
 // requireJobs returns ErrNoJobs, naming the selector, when names select no
 // stored job: a mistake to report, not an empty answer and success. Jobs
 // are stored when submitted, so the store alone can tell, before Slurm is
-// asked.
+// asked; but for a job whose submit stopped before it recorded sbatch's
+// answer, which Slurm is asked for (Adopt) before the answer is no.
 func (e *slurmEnv) requireJobs(ctx context.Context, verb string, names []string, f results.JobFilter) error {
 	if len(names) == 0 {
 		return nil
 	}
 	jobs, err := e.x.DB.Jobs(ctx, f)
+	if err == nil && len(jobs) == 0 {
+		if _, err = e.x.Adopt(ctx); err == nil {
+			jobs, err = e.x.DB.Jobs(ctx, f)
+		}
+	}
 	if err != nil {
 		return err
 	}

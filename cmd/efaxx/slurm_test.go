@@ -7,10 +7,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"efaxx/harness"
+	"efaxx/slurm"
 	"efaxx/slurm/slurmtest"
 )
 
@@ -486,6 +488,43 @@ time = "10"
 	}
 	if out := e.must(0, "sync"); !strings.Contains(out, "nothing to sync") {
 		t.Errorf("sync after the job settled did something:\n%s", out)
+	}
+}
+
+// TestSlurmSubmitKilled: efaxx submit is killed with SIGKILL the moment
+// sbatch has answered, before the store records the job: its sbatch is a
+// wrapper that kills its parent once the real sbatch has printed the id.
+// The job runs all the same; status finds it in Slurm by its directory and
+// stores its results, where it ran untracked and status knew no job.
+func TestSlurmSubmitKilled(t *testing.T) {
+	slurmtest.Start(t, slurmtest.Options{})
+	e := newClusterEnv(t)
+	sbatch, err := exec.LookPath("sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "sbatch"), "#!/bin/sh\nout=$("+slurm.Quote(sbatch)+` "$@") || exit
+kill -KILL "$PPID"
+printf '%s\n' "$out"
+`)
+	if err := os.Chmod(filepath.Join(bin, "sbatch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sweep := e.sweep("killed", strings.Replace(demoSweep, `name = "slurm-demo"`, `name = "slurm-killed"`, 1))
+	cmd := efaxxProcess("--db", e.db, "--workdir", e.workdir, "submit", "--runner", runner(t), sweep)
+	cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("submit was not killed at its sbatch (%v):\n%s", err, out)
+	}
+	if n := count(t, e.db, `SELECT COUNT(*) FROM jobs`); n != 0 {
+		t.Fatalf("jobs recorded before the kill = %d, want 0: the kill came too late", n)
+	}
+	e.watch("slurm-killed", 0)
+	if n := count(t, e.db, `SELECT COUNT(*) FROM runs r JOIN jobs j ON j.id = r.job_id
+		WHERE j.sweep = 'slurm-killed' AND j.state = 'COMPLETED' AND r.status = 'ok' AND r.samples = 6`); n != 2 {
+		t.Errorf("ok runs of the killed submit's job = %d, want 2", n)
 	}
 }
 
