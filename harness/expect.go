@@ -72,7 +72,7 @@ func (w Where) Matches(benchmark string, params map[string]any, size uint64) boo
 			// the param was at its zero ("0s"), which where may name.
 			v, ok = jsonOf(p.field.get(&Point{})), true
 		}
-		if !ok || !slices.ContainsFunc(values, func(want any) bool { return sameJSON(want, v) }) {
+		if !ok || !slices.ContainsFunc(values, func(want any) bool { return sameJSON(stored(name, want, benchmark, params), v) }) {
 			return false
 		}
 	}
@@ -82,6 +82,17 @@ func (w Where) Matches(benchmark string, params map[string]any, size uint64) boo
 		}
 	}
 	return true
+}
+
+// stored is want, a where value of param name, as a run of benchmark with
+// params stores it: chunk "auto" (0) as the bytes it gives the run's
+// benchmark and strategy (storedChunk).
+func stored(name string, want any, bench string, params map[string]any) any {
+	if name != "chunk" || want != any(uint64(0)) {
+		return want
+	}
+	strategy, _ := params["strategy"].(string)
+	return storedChunk(benchmark(bench), strategy, 0)
 }
 
 // MatchesRun reports whether any size of the run could match: everything

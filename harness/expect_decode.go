@@ -206,13 +206,6 @@ func (d *decoder) decodeWhere(i int, c tomldoc.Entry, w *Where) {
 			p := params[slices.IndexFunc(params, func(p *param) bool { return p.name == name })]
 			named = append(named, whereParam{p, k})
 			d.whereValues(i, k, p, func(vals []any) {
-				if name == "chunk" && slices.Contains(vals, any(uint64(0))) {
-					// A run stores the chunk "auto" resolved to; which one
-					// depends on its benchmark and strategy.
-					d.expectFail(i, k, lineerr.Mark(ErrValue, "chunk \"auto\": a run stores the chunk \"auto\" gave it, in bytes: "+
-						"name that (write 8MiB, 1MiB under per-op and adaptive; others 1MiB)"))
-					return
-				}
 				if w.Params == nil {
 					w.Params = map[string][]any{}
 				}

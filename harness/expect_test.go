@@ -70,7 +70,8 @@ func TestParseExpects(t *testing.T) {
 }
 
 func TestWhereMatches(t *testing.T) {
-	s, err := harness.Parse("accept.toml", []byte(expectSweep+"\n[[expect]]\nwhere = { duration = [\"0s\", \"2s\"] }\nmin = 1\n"))
+	s, err := harness.Parse("accept.toml", []byte(expectSweep+"\n[[expect]]\nwhere = { duration = [\"0s\", \"2s\"] }\nmin = 1\n"+
+		"\n[[expect]]\nwhere = { chunk = \"auto\" }\nmin = 1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +99,13 @@ func TestWhereMatches(t *testing.T) {
 		{3, "write", map[string]any{"duration": "2s"}, 4096, true},
 		{3, "write", map[string]any{"duration": "5s"}, 4096, false},
 		{3, "queue", map[string]any{}, 4096, false}, // the queue takes no duration
+		// chunk "auto" is what a run stores for it: the bytes it gives the
+		// run's benchmark and strategy.
+		{4, "write", map[string]any{"strategy": "single", "chunk": float64(8 << 20)}, 4096, true},
+		{4, "write", map[string]any{"strategy": "per-op", "chunk": float64(1 << 20)}, 4096, true},
+		{4, "write", map[string]any{"strategy": "single", "chunk": float64(1 << 20)}, 4096, false},
+		{4, "sendrecv", map[string]any{"chunk": float64(1 << 20)}, 4096, true},
+		{4, "sendrecv", map[string]any{"chunk": float64(8 << 20)}, 4096, false},
 	}
 	for _, tt := range tests {
 		if got := s.Expects[tt.expect].Where.Matches(tt.benchmark, tt.params, tt.size); got != tt.want {
@@ -136,8 +144,6 @@ func TestParseExpectErrors(t *testing.T) {
 			"x.toml:4: expect[1].min: want number, got string", harness.ErrType},
 		{"table, not array", "[expect]\nmin = 1\n",
 			"x.toml:3: expect: want list of tables ([[expect]]), got table", harness.ErrType},
-		{"chunk auto", "[[expect]]\nwhere = { chunk = [\"auto\", \"1MiB\"] }\nmin = 1\n",
-			`x.toml:4: expect[1].where.chunk: chunk "auto": a run stores the chunk "auto" gave it, in bytes: name that (write 8MiB, 1MiB under per-op and adaptive; others 1MiB)`, harness.ErrValue},
 		{"param its benchmarks do not take", "[[expect]]\nwhere = { benchmark = [\"sendrecv\", \"queue\"], slots = 4, ranks = 2 }\nmin = 1\n",
 			`x.toml:4: expect[1].where.slots: applies to benchmarks send, write, all2all and proxy only, and where names sendrecv and queue: it would match no run`, harness.ErrValue},
 		{"empty list", "[[expect]]\nwhere = { provider = [] }\nmin = 1\n",
