@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"efaxx/benchmarks"
@@ -19,21 +20,33 @@ func ParamValue(name, text string) (any, error) {
 	var raw any = text
 	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 		raw = n
+	} else if f, err := strconv.ParseFloat(text, 64); err == nil && !isParam(name) {
+		raw = f
 	}
+	return ParamOf(name, raw)
+}
+
+// ParamOf reads v, a parameter's value as a TOML table holds it (a
+// string, an integer, a float or a boolean; a figure spec's runs.params),
+// into the form runs store it in, as ParamValue reads text: a benchmark
+// param as a sweep file's value is, anything else as it is.
+func ParamOf(name string, v any) (any, error) {
 	for _, p := range params {
 		if p.name != name || p.inner {
 			continue
 		}
-		v, err := p.read(raw)
+		read, err := p.read(v)
 		if err != nil {
-			return nil, fmt.Errorf("param %s=%s: %w", name, text, err)
+			return nil, fmt.Errorf("param %s=%v: %w", name, v, err)
 		}
-		return jsonOf(v), nil
+		return jsonOf(read), nil
 	}
-	if f, err := strconv.ParseFloat(text, 64); err == nil && raw == any(text) {
-		return f, nil
-	}
-	return raw, nil
+	return v, nil
+}
+
+// isParam reports whether name is a benchmark param of the sweep's table.
+func isParam(name string) bool {
+	return slices.ContainsFunc(params, func(p *param) bool { return p.name == name && !p.inner })
 }
 
 // ParamFilter reads a run filter of one parameter, name=text as a user
@@ -46,10 +59,16 @@ func ParamFilter(name, text string) (results.ParamFilter, error) {
 	if err != nil {
 		return results.ParamFilter{}, err
 	}
+	return FilterOf(name, v), nil
+}
+
+// FilterOf is the run filter of parameter name at v, a value in the form
+// runs store it in (ParamValue, ParamOf).
+func FilterOf(name string, v any) results.ParamFilter {
 	if name == "chunk" && v == any(uint64(0)) {
-		return results.ParamFilter{Key: name, Cases: autoChunks()}, nil
+		return results.ParamFilter{Key: name, Cases: autoChunks()}
 	}
-	return results.ParamFilter{Key: name, Value: v}, nil
+	return results.ParamFilter{Key: name, Value: v}
 }
 
 // autoChunks are the chunks "auto" resolves to, one case for each

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -420,5 +421,41 @@ func TestMatrixToolUnit(t *testing.T) {
 	}
 	if f := fig.Panels[0].Footnote; !strings.Contains(f, " GB/s, ") || strings.Contains(f, " bandwidth, ") {
 		t.Errorf("footnote %q, want the weakest pair in GB/s", f)
+	}
+}
+
+// TestSelectParams: runs.params reads a value as a sweep's [params] does:
+// chunk = "1MiB" selects the runs that stored 1048576 bytes, and chunk =
+// "auto" those whose chunk is the one "auto" gave them (8 MiB for a write
+// under single, 1 MiB under per-op).
+func TestSelectParams(t *testing.T) {
+	dir := t.TempDir()
+	for i, p := range []struct {
+		uid, strategy string
+		chunk         uint64
+	}{{"single-1m", "single", 1 << 20}, {"single-8m", "single", 8 << 20}, {"per-op-1m", "per-op", 1 << 20}} {
+		r := &synth.Run{UID: p.uid, Sweep: "p", Ranks: 2, Sizes: []uint64{4096}, StartNs: 1_700_000_000_000_000_000 + int64(i),
+			Params: map[string]any{"provider": "shm", "strategy": p.strategy, "chunk": p.chunk}}
+		if err := r.Write(filepath.Join(dir, "data", "p", "s1", p.uid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := plots.OpenData(t.Context(), filepath.Join(dir, "data"), filepath.Join(dir, "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for chunk, want := range map[string]string{"1MiB": "per-op-1m single-1m", "auto": "per-op-1m single-8m", "8388608": "single-8m"} {
+		runs, err := plots.Selector{Sweeps: []string{"p"}, Params: map[string]any{"chunk": chunk}}.Runs(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range runs {
+			got = append(got, r.UID)
+		}
+		if slices.Sort(got); strings.Join(got, " ") != want {
+			t.Errorf("runs with chunk %q = %v, want %s", chunk, got, want)
+		}
 	}
 }

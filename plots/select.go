@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"efaxx/harness"
 	"efaxx/results"
 )
 
@@ -27,7 +28,11 @@ func (s Selector) Runs(ctx context.Context, db *results.DB) ([]results.Run, erro
 		f.Tags = append(f.Tags, results.TagFilter{Key: k, Value: s.Tags[k]})
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
-		f.Params = append(f.Params, results.ParamFilter{Key: k, Value: s.Params[k]})
+		v, err := harness.ParamOf(k, s.Params[k])
+		if err != nil {
+			return nil, err
+		}
+		f.Params = append(f.Params, harness.FilterOf(k, v))
 	}
 	sweeps := s.Sweeps
 	if len(sweeps) == 0 {

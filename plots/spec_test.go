@@ -92,6 +92,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"bad name", "name = \"F g\"\ntitle = \"t\"\nout = \"f.png\"\ny = \"gbps\"\nruns.ids = [1]\n", `f.toml:1: name: invalid value: "F g": use lower-case letters, digits, '_' and '-'`, plots.ErrBadValue},
 		{"panel key type", head + "y = \"gbps\"\nruns.ids = [1]\n\n[panel.a]\nsizes = true\n", "f.toml:8: panel.a.sizes: want size (like \"4KiB\" or 4096) or list of sizes, got boolean", plots.ErrType},
 		{"unknown panel key", head + "y = \"gbps\"\nruns.ids = [1]\n\n[panel.a]\nstats = \"max\"\n", `f.toml:8: panel.a.stats: unknown key (did you mean "stat"?)`, plots.ErrUnknownKey},
+		{"ambiguous chunk", head + "y = \"gbps\"\nruns = { sweep = \"x\", params = { chunk = \"1MB\" } }\n",
+			`f.toml:5: runs.params.chunk: invalid value: param chunk=1MB: size "1MB": unit "MB" is ambiguous`, plots.ErrBadValue},
 		{"unknown selector key", head + "y = \"gbps\"\nruns = { sweeep = \"x\" }\n", `f.toml:5: runs.sweeep: unknown key (did you mean "sweep"?)`, plots.ErrUnknownKey},
 		{"no runs", head + "y = \"gbps\"\n", "f.toml: runs: missing required key: say which runs: sweep, ids or benchmark", plots.ErrMissingKey},
 		{"no y in a panel", head + "runs.ids = [1]\n[panel.a]\ntitle = \"a\"\n", "f.toml:5: panel.a.y: missing required key", plots.ErrMissingKey},

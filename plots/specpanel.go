@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"efaxx/bytesize"
+	"efaxx/harness"
 	"efaxx/results"
 	"efaxx/tomldoc"
 )
@@ -50,7 +51,7 @@ var selectorKeys = map[string]func(d *specDecoder, f field, s *Selector){
 		d.oneOf(f, &s.Status, "ok", "partial", "failed", "timeout", "cancelled", "any")
 	},
 	"tags":   func(d *specDecoder, f field, s *Selector) { s.Tags = d.stringTable(f, s.Tags) },
-	"params": func(d *specDecoder, f field, s *Selector) { s.Params = d.scalarTable(f, s.Params) },
+	"params": func(d *specDecoder, f field, s *Selector) { s.Params = d.paramTable(f, s.Params) },
 }
 
 // selector decodes a runs or reference table over s.
@@ -377,6 +378,26 @@ func (d *specDecoder) scalarTable(f field, into map[string]any) map[string]any {
 			into[c.Name()] = v
 		default:
 			d.fail(c, tomldoc.TypeError("string, number or boolean", c.Value))
+		}
+	}
+	return into
+}
+
+// paramTable reads a table of parameter values, each read and checked as
+// a sweep's [params] value is (harness.ParamOf): chunk = "1MiB" selects
+// the runs that stored 1048576, and chunk = "auto" those of the chunk
+// "auto" gave them.
+func (d *specDecoder) paramTable(f field, into map[string]any) map[string]any {
+	if _, ok := f.Value.(map[string]any); !ok {
+		return d.scalarTable(f, into)
+	}
+	into = d.scalarTable(f, into)
+	for _, c := range d.doc.Children(f) {
+		if v, ok := into[c.Name()]; ok {
+			if _, err := harness.ParamOf(c.Name(), v); err != nil {
+				d.fail(c, fmt.Errorf("%w: %w", ErrBadValue, err))
+				delete(into, c.Name())
+			}
 		}
 	}
 	return into
