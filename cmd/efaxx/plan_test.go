@@ -78,11 +78,12 @@ func TestPlanInterrupted(t *testing.T) {
 }
 
 // TestPlanShowsLongLines: plan prints every line of a script, however
-// long: a point whose nics value is 1.4 MB has a runner line as long, and
-// the lines after such a line were dropped without a word. (A point's
-// sizes, the long line this was found with, are now 4096 at most.)
+// long: the lines after a long one (a point of 200,000 sizes made a 1.4
+// MB runner line) were dropped without a word. A point's sizes are now
+// 4096 at most and any one word 128 KiB; a nics value of that length
+// (131071 bytes and its NUL) makes a line twice bufio.Scanner's default.
 func TestPlanShowsLongLines(t *testing.T) {
-	nics := strings.Repeat("n", 1400000)
+	nics := strings.Repeat("n", 131071)
 	sweep := writeFile(t, filepath.Join(t.TempDir(), "sizes.toml"), "name = \"sizes\"\nbenchmark = \"write\"\n[params]\nnics = \""+
 		nics+"\"\n[slurm]\ntime = \"10\"\n")
 	code, stdout, stderr := efaxx(t, "plan", "--runner", "/opt/efaxx-runner", sweep)
