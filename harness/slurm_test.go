@@ -454,6 +454,13 @@ func brokenAndDone(t *testing.T) *harness.SlurmExecutor {
 func TestSyncSettlesJobWhoseSessionIsGone(t *testing.T) {
 	f := &fakeSlurm{squeue: "201|RUNNING|None|h1|1795381380|NONE|1:00|efaxx-x\n"}
 	x, job := submitted(t, f)
+	// Step 0 ended and step 1 runs, each stored by a sync before the
+	// directory went.
+	ranEnded(t, job.Steps[0].Dir, "201.0")
+	marker(t, job.Steps[1].Dir, slurm.StepStartMarker, "start="+unix(t0.Add(5*time.Second)))
+	if _, err := x.Sync(t.Context(), results.JobFilter{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.RemoveAll(job.SessionDir); err != nil {
 		t.Fatal(err)
 	}
@@ -474,8 +481,12 @@ func TestSyncSettlesJobWhoseSessionIsGone(t *testing.T) {
 	if !views[0].Done() || j.State != "FAILED" || j.Reason != want {
 		t.Errorf("job = %s %q, settled %v; want FAILED %q, settled", j.State, j.Reason, j.Settled, want)
 	}
-	if got := fmt.Sprint(runsOf(t, x)); got != "[lost lost lost]" {
-		t.Errorf("steps = %s, want all 3 lost", got)
+	// The step stored ok stays so; the one stored running, which no
+	// ingest can end now, is failed rather than running for good.
+	want = "[ok 201.0 h1:  failed  h1: session directory " + job.SessionDir +
+		" went while it ran: its samples up to then are kept, the rest are lost lost]"
+	if got := fmt.Sprint(runsOf(t, x)); got != want {
+		t.Errorf("steps = %s, want %s", got, want)
 	}
 	rep, err = x.Sync(t.Context(), results.JobFilter{})
 	if err != nil || len(rep.Jobs) != 0 {

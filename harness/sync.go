@@ -209,6 +209,12 @@ func (x *SlurmExecutor) settleGone(ctx context.Context, job, before *results.Job
 	job.State, job.ExitCode = string(slurm.Failed), ""
 	job.Reason = fmt.Sprintf("session directory %s is gone: the results of its steps not stored are lost (%s)", job.SessionDir, slurmSaid)
 	job.Settled = x.now()
+	// A step stored while it ran ends here too, or reads as running for
+	// good; the job is settled after, so a sync stopped between does both.
+	if _, err := x.DB.FailRunning(ctx, job.ID, "session directory "+job.SessionDir+
+		" went while it ran: its samples up to then are kept, the rest are lost"); err != nil {
+		return err
+	}
 	return x.DB.UpdateJob(ctx, job)
 }
 

@@ -99,6 +99,40 @@ func (db *DB) UpdateJob(ctx context.Context, j *Job) (err error) {
 	return nil
 }
 
+// FailRunning fails the runs of job id that are stored as running, and
+// their ranks still running, with reason: their files are gone (their
+// session directory deleted), so no ingest will end them, and each would
+// read as running for good. It returns how many runs it failed.
+func (db *DB) FailRunning(ctx context.Context, id int64, reason string) (n int64, err error) {
+	defer func() { err = db.storeErr(err) }()
+	err = retryBusy(ctx, func() error {
+		tx, err := db.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE ranks SET status = 'failed', error = ?
+			WHERE status = 'running' AND run_id IN (SELECT id FROM runs WHERE job_id = ? AND status = 'running')`,
+			reason, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'failed', reason = ? WHERE job_id = ? AND status = 'running'`,
+			reason, id)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return 0, fmt.Errorf("fail the running runs of job %d: %w", id, err)
+	}
+	return n, nil
+}
+
 // JobFilter selects jobs. The zero value selects all of them.
 type JobFilter struct {
 	Sweep     string   // only this sweep, by name or hash; "" for any
