@@ -27,9 +27,9 @@ func CheckFilter(ctx context.Context, db *results.DB, f results.RunFilter) error
 	if err := db.CheckRuns(ctx, f.IDs); err != nil {
 		return err
 	}
-	if f.Status != "" && !slices.Contains(results.Statuses, f.Status) {
-		return fmt.Errorf("status %q: %w: want %s%s", f.Status, ErrUnknownName, strings.Join(results.Statuses, ", "),
-			tomldoc.DidYouMean(f.Status, results.Statuses))
+	if known := append(slices.Clone(results.Statuses), results.StatusAny); f.Status != "" && !slices.Contains(known, f.Status) {
+		return fmt.Errorf("status %q: %w: want %s%s", f.Status, ErrUnknownName, strings.Join(known, ", "),
+			tomldoc.DidYouMean(f.Status, known))
 	}
 	n, err := db.Names(ctx)
 	if err != nil {

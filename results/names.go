@@ -13,6 +13,11 @@ import (
 var Statuses = []string{record.StatusOK, record.StatusFailed, record.StatusPartial, record.StatusTimeout,
 	record.StatusCancelled, record.StatusRunning}
 
+// StatusAny in a RunFilter selects runs of every status, as "" does, and
+// says so: query, compare and plot leave out the runs that did not end ok
+// unless a status is named.
+const StatusAny = "any"
+
 // Names are the values the store holds for each field a filter can name,
 // each list sorted: what a filter is checked against, so that a typo is
 // an error with a suggestion rather than an empty answer.

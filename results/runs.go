@@ -44,7 +44,7 @@ type Run struct {
 type RunFilter struct {
 	IDs       []int64       // only these runs; nil for any
 	Benchmark string        // only this benchmark; "" for any
-	Status    string        // only this status; "" for any
+	Status    string        // only this status; "" or StatusAny for any
 	Sweep     string        // only this sweep, by name or hash; "" for any
 	Host      string        // only runs with a rank on this host; "" for any
 	Tags      []TagFilter   // only runs with every one of these tags
@@ -236,7 +236,7 @@ func (f RunFilter) where() (string, []any) {
 	if f.Benchmark != "" {
 		w.add(`r.benchmark = ?`, f.Benchmark)
 	}
-	if f.Status != "" {
+	if f.Status != "" && f.Status != StatusAny {
 		w.add(`r.status = ?`, f.Status)
 	}
 	if f.Sweep != "" {

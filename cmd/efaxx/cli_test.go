@@ -263,7 +263,7 @@ func TestFiltersChecked(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"runs", "--status", "okay"}, 2, `status "okay": matches nothing: want ok, failed, partial, timeout, cancelled, running (did you mean "ok"?)`},
+		{[]string{"runs", "--status", "okay"}, 2, `status "okay": matches nothing: want ok, failed, partial, timeout, cancelled, running, any (did you mean "ok"?)`},
 		{[]string{"runs", "--benchmark", "wrte"}, 2, `benchmark "wrte": matches nothing: no stored run has it (did you mean "write"?)`},
 		{[]string{"runs", "--param", "provder=shm"}, 2, `parameter "provder": matches nothing: no stored run has it (did you mean "provider"?)`},
 		{[]string{"runs", "--tag", "clustr=a"}, 2, `tag "clustr": matches nothing: no stored run has it (did you mean "cluster"?)`},
@@ -720,7 +720,7 @@ func TestCompletion(t *testing.T) {
 		{"efaxx ru", "run runs"},
 		{"efaxx --db x.db ru", "run runs"},
 		{"efaxx runs --sta", "--status"},
-		{"efaxx runs --status ", "cancelled failed ok partial running timeout"},
+		{"efaxx runs --status ", "any cancelled failed ok partial running timeout"},
 		{"efaxx compare --for", "--format"},
 		{"efaxx import ", "baseline nccl-tests"},
 		{"efaxx import nccl-tests --c", "--collective"},

@@ -126,7 +126,7 @@ func flagValues(cmd, name string) []string {
 		}
 		return tableFormats
 	case "status":
-		return results.Statuses
+		return append(slices.Clone(results.Statuses), results.StatusAny)
 	case "metric":
 		var names []string
 		for _, m := range results.Metrics() {

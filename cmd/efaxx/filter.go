@@ -19,7 +19,7 @@ import (
 func filterFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "benchmark", Usage: "only this benchmark"},
-		&cli.StringFlag{Name: "status", Usage: "only this status: ok, failed, partial, timeout, cancelled, running"},
+		&cli.StringFlag{Name: "status", Usage: "only this status: ok, failed, partial, timeout, cancelled, running, or any (query and compare take only ok runs unless a status is named)"},
 		&cli.StringFlag{Name: "sweep", Usage: "only this sweep (name or hash)"},
 		&cli.StringFlag{Name: "since", Usage: "only runs started at or after: now-7d, now-12h, 2026-11-01, RFC 3339"},
 		&cli.StringFlag{Name: "until", Usage: "only runs started before (same forms as --since)"},

@@ -202,7 +202,7 @@ func TestQueryCommand(t *testing.T) {
 
 // TestQueryNotOK: query aggregates and exports the runs that ended ok,
 // and names the others on stderr, as compare leaves them out, unless
-// --status selects a status; stdout stays CSV and JSON. A failed run's
+// --status selects a status (any: every run); stdout stays CSV and JSON. A failed run's
 // samples were pooled with the ok runs' as if it had measured its point.
 func TestQueryNotOK(t *testing.T) {
 	day := int64(24 * 3600 * 1e9)
@@ -234,6 +234,11 @@ func TestQueryNotOK(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "write,4KiB,2,4,") ||
 		stderr != "" {
 		t.Errorf("efaxx query --status failed = %d, %q, %q; want runs 2-3 (2 runs, 4 samples), no note", code, stdout, stderr)
+	}
+	code, stdout, stderr = efaxx(t, "--db", db, "query", "--status", "any", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "write,4KiB,3,6,") ||
+		stderr != "" {
+		t.Errorf("efaxx query --status any = %d, %q, %q; want every run (3 runs, 6 samples), no note", code, stdout, stderr)
 	}
 }
 
