@@ -304,12 +304,11 @@ timeout = "20s"
 	}
 }
 
-// testCancel: efaxx cancel ends a running job; the step in progress ends
-// cancelled with Slurm's reason and keeps what it measured, and the step
-// that never started is cancelled too.
-func testCancel(e *clusterEnv) {
-	t := e.t
-	session := e.submit(e.sweep("cancel", `name = "slurm-cancel"
+// slowSweep is a sweep named name whose first step runs for minutes (16
+// MiB 20,000 times over loopback tcp), for tests that act on its job
+// while it runs.
+func slowSweep(name string) string {
+	return `name = "` + name + `"
 benchmark = ["sendrecv", "write"]
 [params]
 provider = "tcp"
@@ -320,7 +319,15 @@ warmup = 0
 timeout = "60s"
 [slurm]
 time = "10"
-`))
+`
+}
+
+// testCancel: efaxx cancel ends a running job; the step in progress ends
+// cancelled with Slurm's reason and keeps what it measured, and the step
+// that never started is cancelled too.
+func testCancel(e *clusterEnv) {
+	t := e.t
+	session := e.submit(e.sweep("cancel", slowSweep("slurm-cancel")))
 	// Wait until the first step has stored its 4KiB samples: it is then
 	// well into 16MiB, which would take many minutes.
 	deadline := time.Now().Add(90 * time.Second)
@@ -452,18 +459,7 @@ func TestSlurmNoAccounting(t *testing.T) {
 func TestSlurmSessionGone(t *testing.T) {
 	slurmtest.Start(t, slurmtest.Options{MinJobAge: 2})
 	e := newClusterEnv(t)
-	session := e.submit(e.sweep("gone", `name = "slurm-gone"
-benchmark = ["sendrecv", "write"]
-[params]
-provider = "tcp"
-nics = "lo"
-sizes = ["4KiB", "16MiB"]
-iterations = 20000
-warmup = 0
-timeout = "60s"
-[slurm]
-time = "10"
-`))
+	session := e.submit(e.sweep("gone", slowSweep("slurm-gone")))
 	var sessionDir string
 	sqlRow(t, e.db, `SELECT session_dir FROM jobs WHERE session = '`+session+`'`, &sessionDir)
 	deadline := time.Now().Add(90 * time.Second)
