@@ -160,13 +160,30 @@ func runProgram(dir string, spec *record.External, rank int) (int, record.End) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	// Pdeathsig reaches the program alone: the watcher stops the rest of
+	// its group if this process is killed (watch.go).
+	wt, err := startWatcher()
+	if err != nil {
+		unwatched(rank, err)
+	}
 	if err := cmd.Start(); err != nil {
+		wt.release(false)
 		return 127, failed("start %s: %v", spec.Argv[0], err)
+	}
+	if err := wt.watch(cmd.Process.Pid); err != nil {
+		unwatched(rank, err)
 	}
 	stop := relay(cmd.Process, time.Duration(spec.TimeoutNs))
 	err = cmd.Wait()
 	why := stop()
+	wt.release(true)
 	return ended(cmd, err, why, filepath.Join(dir, record.StderrFile(rank)))
+}
+
+// unwatched says on stderr that the program runs without a watcher: it
+// runs as well, but a SIGKILL to this process would leave its children.
+func unwatched(rank int, err error) {
+	fmt.Fprintf(os.Stderr, "efaxx-runner external: rank %d: %v; if this runner is killed, the program's children may stay behind\n", rank, err)
 }
 
 // environ returns this process's environment with env over it.

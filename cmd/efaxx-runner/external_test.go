@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,6 +113,99 @@ func TestExternalTimeoutStopsProcessGroup(t *testing.T) {
 			t.Fatalf("the script's child %d outlived the timeout", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A runner killed with SIGKILL (mpirun after SIGTERM's grace, the OOM
+// killer) takes its program's whole process group with it: Pdeathsig
+// alone stopped only the script, and left the program it started running.
+func TestExternalRunnerKilledStopsProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	spec, err := json.Marshal(record.External{Argv: []string{"/bin/sh", "-c", `sleep 300 & echo $! > "$1"; wait`, "sh", pidFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.ExternalName), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runner := exec.Command("/proc/self/exe", "external", "--out", dir)
+	runner.Env = append(os.Environ(), "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=1")
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPID(t, pidFile)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	watcher := watcherOf(t, runner.Process.Pid)
+	runner.Process.Kill()
+	runner.Wait()
+	for deadline := time.Now().Add(3 * time.Second); alive(pid) || alive(watcher); {
+		if time.Now().After(deadline) {
+			t.Fatalf("3 s after the runner was killed with SIGKILL, the script's child %d runs: %v, its watcher %d: %v",
+				pid, alive(pid), watcher, alive(watcher))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// After a program that ended by itself, the watcher exits at once, reaped
+// by the runner, and stops nothing: not even what the program left behind.
+func TestExternalWatcherQuietAfterNormalEnd(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	_, code, end := runRank(t, record.External{Argv: []string{"/bin/sh", "-c", `sleep 300 & echo $! > "$1"`, "sh", pidFile}})
+	pid := readPID(t, pidFile)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if code != 0 || end.Status != record.StatusOK {
+		t.Errorf("exit %d, end %+v; want ok", code, end)
+	}
+	if kids := children(os.Getpid()); len(kids) > 0 {
+		t.Errorf("the runner left children %v; want its watcher reaped", kids)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if !alive(pid) {
+		t.Errorf("the script's child %d was stopped after the script ended by itself", pid)
+	}
+}
+
+// watcherOf returns the pid of the watcher that runner pid started.
+func watcherOf(t *testing.T, pid int) int {
+	t.Helper()
+	for _, kid := range children(pid) {
+		argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid))
+		if strings.Contains(string(argv), "\x00"+watchMode+"\x00") {
+			return kid
+		}
+	}
+	t.Fatalf("runner %d has no watcher among its children %v", pid, children(pid))
+	return 0
+}
+
+// children returns the pids of process pid's children.
+func children(pid int) []int {
+	var kids []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			if kid, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, kid)
+			}
+		}
+	}
+	return kids
+}
+
+// readPID waits up to 5 s for the pid a script writes to path.
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if pid, err2 := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && err2 == nil {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid in %s: %v", path, err)
+		}
 	}
 }
 

@@ -48,6 +48,9 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == "external" {
 		return runExternal(args[1:])
 	}
+	if len(args) > 0 && args[0] == watchMode {
+		return runWatch()
+	}
 	opts, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
