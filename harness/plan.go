@@ -107,10 +107,7 @@ func (ss *Session) SlurmJob(ctx context.Context, pl *Plan, j *PlannedJob, r Runn
 		Name:   "efaxx-" + pl.Sweep.Name,
 		Dir:    ss.JobDir(j),
 		Header: ss.header(pl, j),
-		Alloc: slurm.Alloc{Nodes: j.Shape.Nodes, NTasks: j.Shape.Ranks, NTasksPerNode: j.Shape.Ranks / j.Shape.Nodes,
-			CPUsPerTask: res.CPUsPerTask, GPUsPerNode: res.GPUsPerNode, Partition: res.Partition,
-			Account: res.Account, QOS: res.QOS, Time: res.Time, Constraint: res.Constraint,
-			Exclusive: res.Exclusive, Extra: res.Extra},
+		Alloc:  jobAlloc(res, j.Shape),
 	}
 	var container *slurm.Container
 	if c := res.Container; c != nil {
@@ -120,13 +117,28 @@ func (ss *Session) SlurmJob(ctx context.Context, pl *Plan, j *PlannedJob, r Runn
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		job.Steps = append(job.Steps, slurm.Step{
-			Name: StepName(p), Dir: ss.RunDir(p), Nodes: p.Nodes, NTasks: p.Ranks,
-			NTasksPerNode: p.Ranks / p.Nodes, CPUsPerTask: res.CPUsPerTask, MPI: res.MPI, Container: container,
-			Command: append(append([]string{r.Path}, p.RunnerArgs()...), "--out", ss.RunDir(p)),
-		})
+		job.Steps = append(job.Steps, sweepStep(res, Shape{Nodes: p.Nodes, Ranks: p.Ranks}, container, StepName(p), ss.RunDir(p),
+			append(append([]string{r.Path}, p.RunnerArgs()...), "--out", ss.RunDir(p))))
 	}
 	return job, nil
+}
+
+// jobAlloc returns what a job of shape asks of sbatch: the sweep's
+// [slurm] options. doctor --on-node asks the same.
+func jobAlloc(res *Resources, shape Shape) slurm.Alloc {
+	return slurm.Alloc{Nodes: shape.Nodes, NTasks: shape.Ranks, NTasksPerNode: shape.Ranks / shape.Nodes,
+		CPUsPerTask: res.CPUsPerTask, GPUsPerNode: res.GPUsPerNode, Partition: res.Partition,
+		Account: res.Account, QOS: res.QOS, Time: res.Time, Constraint: res.Constraint,
+		Exclusive: res.Exclusive, Extra: res.Extra}
+}
+
+// sweepStep returns the srun step that runs command on shape, in
+// container (nil for none), as the sweep's steps run.
+func sweepStep(res *Resources, shape Shape, container *slurm.Container, name, dir string, command []string) slurm.Step {
+	return slurm.Step{
+		Name: name, Dir: dir, Nodes: shape.Nodes, NTasks: shape.Ranks, NTasksPerNode: shape.Ranks / shape.Nodes,
+		CPUsPerTask: res.CPUsPerTask, MPI: res.MPI, Container: container, Command: command,
+	}
 }
 
 // header returns the comment lines of job j's script.

@@ -88,14 +88,8 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 	if err != nil {
 		return nil, fmt.Errorf("workdir %q: %w", x.Workdir, err)
 	}
-	if err := slurm.CheckDir("workdir", workdir); err != nil {
+	if err := checkWorkdirFor(workdir, s); err != nil {
 		return nil, err
-	}
-	if s.Resources.Container != nil {
-		// Every container mounts the session directory at its own path.
-		if err := CheckContainerPath("workdir", workdir); err != nil {
-			return nil, err
-		}
 	}
 	if sub.Session, err = NewSession(workdir, s, x.now()); err != nil {
 		return nil, err
@@ -134,6 +128,19 @@ func (x *SlurmExecutor) Submit(ctx context.Context, s *Sweep, opts SubmitOptions
 		}
 	}
 	return sub, nil
+}
+
+// checkWorkdirFor refuses an absolute workdir that submit refuses for s:
+// with a container, one that a mount cannot carry, as every container
+// mounts the session directory at its own path.
+func checkWorkdirFor(workdir string, s *Sweep) error {
+	if err := slurm.CheckDir("workdir", workdir); err != nil {
+		return err
+	}
+	if s.Resources.Container != nil {
+		return CheckContainerPath("workdir", workdir)
+	}
+	return nil
 }
 
 // runnerFor returns the runner the steps of s start.
