@@ -57,6 +57,7 @@ func TestContainers(t *testing.T) {
 	c := slurmtest.Start(t, slurmtest.Options{Hosts: 2, Pyxis: true})
 	e := newClusterEnv(t)
 	t.Run("doctor", func(t *testing.T) { e.t = t; testContainerDoctor(e, image) })
+	t.Run("doctor on node", func(t *testing.T) { e.t = t; testContainerDoctorOnNode(e, image, imageWithoutRunner(t, image)) })
 	t.Run("sweep", func(t *testing.T) { e.t = t; testContainerSweep(e, c, image) })
 	t.Run("no runner", func(t *testing.T) { e.t = t; testImageWithoutRunner(e, c, image) })
 	t.Run("cannot start", func(t *testing.T) { e.t = t; testContainerCannotStart(e, c, image) })
@@ -210,14 +211,7 @@ func fileDigest(t *testing.T, path string) string {
 // point, saying so.
 func testImageWithoutRunner(e *clusterEnv, c *slurmtest.Cluster, image string) {
 	t := e.t
-	root := filepath.Join(t.TempDir(), "root")
-	broken := filepath.Join(t.TempDir(), "no-runner.sqsh")
-	for _, cmd := range [][]string{{"unsquashfs", "-q", "-d", root, image}, {"rm", root + "/usr/local/bin/efaxx-runner"},
-		{"mksquashfs", root, broken, "-quiet", "-no-progress", "-comp", "zstd", "-Xcompression-level", "3"}} {
-		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(cmd, " "), err, out)
-		}
-	}
+	broken := imageWithoutRunner(t, image)
 	session := e.submit(e.sweepIn("ctr-norunner", broken, e.dir))
 	e.run("status", "--watch", "--interval", "300ms", session)
 	want := "the container image " + broken + " holds no /usr/local/bin/efaxx-runner"
@@ -227,6 +221,20 @@ func testImageWithoutRunner(e *clusterEnv, c *slurmtest.Cluster, image string) {
 		t.Errorf("run %s: %q, want failed with %q", status, reason, want)
 	}
 	checkNoContainers(t, c)
+}
+
+// imageWithoutRunner returns a copy of image without efaxx-runner.
+func imageWithoutRunner(t *testing.T, image string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	broken := filepath.Join(t.TempDir(), "no-runner.sqsh")
+	for _, cmd := range [][]string{{"unsquashfs", "-q", "-d", root, image}, {"rm", root + "/usr/local/bin/efaxx-runner"},
+		{"mksquashfs", root, broken, "-quiet", "-no-progress", "-comp", "zstd", "-Xcompression-level", "3"}} {
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(cmd, " "), err, out)
+		}
+	}
+	return broken
 }
 
 // testContainerCannotStart: a mount whose source the nodes lack keeps the
