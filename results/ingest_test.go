@@ -224,6 +224,40 @@ func TestIngest_Status(t *testing.T) {
 		wantReason: "exit code 137; no end record from rank 1",
 		wantRanks:  []string{"0:ok:", "1:missing:no end record"},
 	}, {
+		// Rank 0 crashed; mpirun stopped the others, whose records say
+		// so: the reason is how rank 0 died, not a peer's SIGTERM.
+		name:  "crashed while the launcher stopped the rest",
+		ranks: 3,
+		damage: func(r *testRun) {
+			r.dropEnd(0)
+			for rank := 1; rank < 3; rank++ {
+				r.lines[rank][len(r.lines[rank])-1] = mustJSON(record.End{Type: record.TypeEnd, Rank: rank,
+					Status: record.StatusFailed, Error: "stopped by SIGTERM while measuring", Signal: "terminated"})
+			}
+			r.manifest.ExitCode = exitCode(139)
+			r.manifest.Error = "mpirun noticed that process rank 0 with PID 0 on node vm exited on signal 11 (Segmentation fault)."
+		},
+		wantStatus: record.StatusFailed,
+		wantReason: "no end record from rank 0; mpirun noticed that process rank 0 with PID 0 on node vm exited on signal 11 (Segmentation fault).",
+		wantRanks: []string{"0:missing:no end record", "1:failed:stopped by SIGTERM while measuring",
+			"2:failed:stopped by SIGTERM while measuring"},
+	}, {
+		// A peer saw rank 0 go before mpirun stopped it: it leads, and
+		// how rank 0 died follows.
+		name:  "crashed while a peer failed",
+		ranks: 3,
+		damage: func(r *testRun) {
+			r.dropEnd(0)
+			r.setEnd(1, record.StatusFailed, "fi_recv failed: Input/output error")
+			r.lines[2][len(r.lines[2])-1] = mustJSON(record.End{Type: record.TypeEnd, Rank: 2,
+				Status: record.StatusFailed, Error: "stopped by SIGTERM while measuring", Signal: "terminated"})
+			r.manifest.ExitCode = exitCode(139)
+			r.manifest.Error = "mpirun noticed that process rank 0 with PID 0 on node vm exited on signal 11 (Segmentation fault)."
+		},
+		wantStatus: record.StatusFailed,
+		wantReason: "rank 1: fi_recv failed: Input/output error; no end record from rank 0; " +
+			"mpirun noticed that process rank 0 with PID 0 on node vm exited on signal 11 (Segmentation fault).",
+	}, {
 		name:       "launcher error",
 		ranks:      2,
 		damage:     func(r *testRun) { r.manifest.Error = "mpirun: not found"; r.manifest.ExitCode = nil },

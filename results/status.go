@@ -78,8 +78,10 @@ func launcherGone(m *record.Manifest) string {
 //   - running: the launcher has not exited (no exit code, no error);
 //   - failed: a rank's end record says failed (the lowest such rank is
 //     the reason, preferring ranks that failed by themselves to ranks
-//     stopped by a signal), the manifest carries an error, or the exit
-//     code is not 0;
+//     stopped by a signal; where a rank has no end record and the
+//     manifest carries an error, the error follows a rank that failed by
+//     itself and stands for ranks stopped by a signal), the manifest
+//     carries an error, or the exit code is not 0;
 //   - partial: the exit code is 0 but a rank file is missing, has no end
 //     record, or had lines that could not be used;
 //   - ok: otherwise; ingest then makes it partial when a size of the point
@@ -97,11 +99,22 @@ func runVerdict(m *record.Manifest, files []rankFile) (status, reason string) {
 	case isRunning(m):
 		return record.StatusRunning, ""
 	}
+	// A rank that died without an end record (it crashed, or was killed)
+	// leaves how it died to the launcher's error, which the records of
+	// the ranks it took down with it cannot tell.
+	var died string
+	if len(noEnd) > 0 && m.Error != "" {
+		died = record.JoinReasons(noEndReason(noEnd), m.Error)
+	}
 	for _, signalled := range []bool{false, true} {
 		for _, f := range files {
-			if f.end != nil && f.end.Status != record.StatusOK && (f.end.Signal != "") == signalled {
-				return record.StatusFailed, fmt.Sprintf("rank %d: %s", f.rank, endError(f.end))
+			if f.end == nil || f.end.Status == record.StatusOK || (f.end.Signal != "") != signalled {
+				continue
 			}
+			if signalled && died != "" {
+				return record.StatusFailed, died // the launcher stopped f because that rank died
+			}
+			return record.StatusFailed, record.JoinReasons(fmt.Sprintf("rank %d: %s", f.rank, endError(f.end)), died)
 		}
 	}
 	switch {
