@@ -1,14 +1,19 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -158,8 +163,89 @@ func (l *Local) launch(ctx context.Context, dir string, p Point, m *record.Manif
 	case ctx.Err() != nil:
 		m.Cancelled = true
 	case err != nil && code != 0:
-		m.Error = lastLines(dir+"/launcher.log", 3)
+		m.Error = launchError(dir, p.Ranks)
 	}
+}
+
+// rankOutput is the directory of a run where mpirun copies each rank's
+// output (--output-filename): <rankOutput>/1/rank.<r>/stderr, r padded.
+const rankOutput = "output"
+
+// launchError is why a launch failed: mpirun's last lines, and the stderr
+// of the lowest rank that wrote no end record. A rank that crashed writes
+// none, and what it printed (a Go trace, or nothing at all for a fault
+// in a thread C started) was otherwise only in launcher.log, among every
+// rank's lines, while the run's reason named a peer the launcher stopped.
+func launchError(dir string, ranks int) string {
+	why := lastLines(filepath.Join(dir, "launcher.log"), 3)
+	for r := range ranks {
+		if !hasEnd(filepath.Join(dir, record.RankFile(r))) {
+			return record.JoinReasons(why, rankStderr(dir, r))
+		}
+	}
+	return why
+}
+
+// rankStderr quotes what rank r wrote on stderr (crashLines), or says it
+// wrote nothing; "" without mpirun's copy of it.
+func rankStderr(dir string, r int) string {
+	files, _ := filepath.Glob(filepath.Join(dir, rankOutput, "*", "rank.*", "stderr"))
+	for _, f := range files {
+		if n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "rank.")); err != nil || n != r {
+			continue
+		}
+		// The tail: a rank may write gigabytes there (libfabric's debug
+		// log), and a Go crash report, which ends it, takes a few KiB.
+		if lines := crashLines(string(fileTail(f, 64<<10)), 5); lines != "" {
+			return fmt.Sprintf("rank %d's stderr: %s", r, lines)
+		}
+		return fmt.Sprintf("rank %d wrote nothing on stderr", r)
+	}
+	return ""
+}
+
+// goCrash matches the first line of a Go runtime's crash report.
+var goCrash = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )`)
+
+// crashLines returns n non-empty lines of text joined by "; ", at most
+// 500 bytes of them: from the first line of a Go crash report if there
+// is one (its hundred lines name the cause first and end with
+// registers), else the last n.
+func crashLines(text string, n int) string {
+	var lines []string
+	from := -1
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if from < 0 && goCrash.MatchString(line) {
+			from = len(lines)
+		}
+		lines = append(lines, line)
+	}
+	if from >= 0 {
+		s := strings.Join(lines[from:min(from+n, len(lines))], "; ")
+		return s[:min(len(s), 500)]
+	}
+	s := strings.Join(lines[max(len(lines)-n, 0):], "; ")
+	return s[max(len(s)-500, 0):]
+}
+
+// hasEnd reports whether the rank file at path holds an end record.
+func hasEnd(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var r struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &r) == nil && r.Type == record.TypeEnd {
+			return true
+		}
+	}
+	return false
 }
 
 // watch prints progress while the ranks run, and kills a launch whose ranks
@@ -204,6 +290,13 @@ func (l *Local) mpirunArgs(p Point, dir string) []string {
 	}
 	// Keep MPI's own traffic (bootstrap only) on shared memory and loopback.
 	args = append(args, "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo")
+	// Each rank's output in a file of its own as well as in launcher.log,
+	// so that a crashed rank's stderr can be told from its peers'. mpirun
+	// reads what follows a ':' in the absolute path as options, so a path
+	// with one goes without.
+	if out, err := filepath.Abs(filepath.Join(dir, rankOutput)); err == nil && !strings.Contains(out, ":") {
+		args = append(args, "--output-filename", out)
+	}
 	args = append(args, "-np", strconv.Itoa(p.Ranks))
 	if p.Ranks > l.cpus() {
 		args = append(args, "--oversubscribe")

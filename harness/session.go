@@ -22,6 +22,7 @@ const SpecFile = "sweep.toml"
 //	<workdir>/<sweep>/<YYYYmmdd-HHMMSS>-<8 hex>/
 //	    sweep.toml
 //	    000-<point hash>/ run.json rank-00000.ndjson ... launcher.log
+//	        output/1/rank.0/stderr ...   (efaxx run: each rank's output)
 type Session struct {
 	Dir   string
 	ID    string // the last path element; unique

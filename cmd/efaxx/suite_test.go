@@ -332,6 +332,68 @@ pinning = "none"
 	}
 }
 
+// TestRunCrashedRankSaysWhy crashes rank 0 with SIGSEGV while it sends:
+// it writes no end record, and its peers fail reading from it or are
+// stopped by mpirun, but the run's reason, which efaxx run prints, must
+// say how rank 0 died and what it wrote on stderr (here Go's report of
+// the signal), which was only in launcher.log.
+func TestRunCrashedRankSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	sweep := writeFile(t, filepath.Join(dir, "c.toml"), `name = "crashed"
+benchmark = "send"
+[params]
+provider = "shm"
+ranks = 3
+sizes = ["4KiB", "64MiB"]
+iterations = 1000
+warmup = 1
+timeout = "10s"
+pinning = "none"
+`)
+	// The crash is on purpose: no core dump, whatever GOTRACEBACK the
+	// tests run under.
+	t.Setenv("GOTRACEBACK", "single")
+	r := runner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	t.Cleanup(func() { cancel(); <-done })
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"efaxx", "--db", db, "--workdir", filepath.Join(dir, "runs"),
+			"run", "--runner", r, sweep}, &out, &errOut)
+	}()
+	pid := waitForSample(filepath.Join(dir, "runs"), 0, 60*time.Second)
+	if pid == 0 {
+		cancel()
+		code := <-done
+		done <- code
+		t.Fatalf("rank 0 wrote no sample within 60 s; efaxx run = %d and printed:\n%s%s", code, out.String(), errOut.String())
+	}
+	if err := syscall.Kill(pid, syscall.SIGSEGV); err != nil {
+		t.Fatalf("kill rank 0 (pid %d): %v", pid, err)
+	}
+	select {
+	case code := <-done:
+		done <- code // for the cleanup
+		if code == 0 {
+			t.Errorf("efaxx run = 0 after a rank crashed, want non-zero")
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end within 60 s of the crash")
+	}
+	var status, reason string
+	sqlRow(t, db, `SELECT status, reason FROM runs`, &status, &reason)
+	for _, want := range []string{"no end record from rank 0", "rank 0's stderr: SIGSEGV: segmentation violation"} {
+		if status != "failed" || !strings.Contains(reason, want) {
+			t.Errorf("run = %s (%s), want failed with %q", status, reason, want)
+		}
+	}
+	if !strings.Contains(out.String()+errOut.String(), reason) {
+		t.Errorf("efaxx run did not print the reason %q; it printed:\n%s%s", reason, out.String(), errOut.String())
+	}
+}
+
 // waitForSample waits until rank's file under root holds a sample, and
 // returns the rank's pid from its fingerprint, or 0 once limit has passed.
 func waitForSample(root string, rank int, limit time.Duration) int {
