@@ -228,7 +228,13 @@ func crashLines(text string, n int) string {
 		return s[:min(len(s), 500)]
 	}
 	s := strings.Join(lines[max(len(lines)-n, 0):], "; ")
-	return s[max(len(s)-500, 0):]
+	if len(s) > 500 {
+		s = s[len(s)-500:]
+		if i := strings.Index(s, "; "); i >= 0 {
+			s = s[i+2:] // from a line's start, not the middle of a word
+		}
+	}
+	return s
 }
 
 // hasEnd reports whether the rank file at path holds an end record.

@@ -29,6 +29,8 @@ func TestCrashLines(t *testing.T) {
 		{"no crash report: the last lines", "1\n2\n3\n\n4\n5\n6\n", "2; 3; 4; 5; 6"},
 		{"nothing", "\n\n", ""},
 		{"a long line: its last 500 bytes", "x\n" + strings.Repeat("y", 600) + "z\n", strings.Repeat("y", 499) + "z"},
+		{"long lines: the last 500 bytes from a line's start", strings.Repeat(strings.Repeat("w", 150)+"\n", 4) + "end\n",
+			strings.Repeat(strings.Repeat("w", 150)+"; ", 3) + "end"},
 	} {
 		if got := crashLines(c.text, 5); got != c.want {
 			t.Errorf("%s: crashLines = %q, want %q", c.name, got, c.want)
