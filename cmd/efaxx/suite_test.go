@@ -278,35 +278,9 @@ warmup = 1
 timeout = "10s"
 pinning = "none"
 `)
-			r := runner(t) // here, not in the goroutine: it may skip the test
-			// Whatever happens to the test, the job it started is stopped.
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan int, 1)
-			t.Cleanup(func() { cancel(); <-done })
-			var out, errOut bytes.Buffer
-			go func() {
-				done <- run(ctx, []string{"efaxx", "--db", db, "--workdir", filepath.Join(dir, "runs"),
-					"run", "--runner", r, sweep}, &out, &errOut)
-			}()
-			pid := waitForSample(filepath.Join(dir, "runs"), 1, 60*time.Second)
-			if pid == 0 {
-				cancel()
-				code := <-done
-				done <- code
-				t.Fatalf("rank 1 wrote no sample within 60 s; efaxx run = %d and printed:\n%s%s", code, out.String(), errOut.String())
-			}
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Fatalf("kill rank 1 (pid %d): %v", pid, err)
-			}
-			killed := time.Now()
-			select {
-			case code := <-done:
-				done <- code // for the cleanup
-				if code == 0 {
-					t.Errorf("efaxx run = 0 after a rank was killed, want non-zero")
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("the run did not end within 60 s of the kill")
+			code, printed, pid, killed := runAndSignal(t, dir, sweep, 1, syscall.SIGKILL)
+			if code == 0 {
+				t.Errorf("efaxx run = 0 after a rank was killed, want non-zero")
 			}
 			if took := time.Since(killed); took > 10*time.Second+15*time.Second {
 				t.Errorf("the run ended %v after the kill; the timeout is 10s", took)
@@ -318,8 +292,8 @@ pinning = "none"
 			}
 			// Survivors: a failed record with a reason; rank 1: missing its end.
 			if n := count(t, db, `SELECT COUNT(*) FROM ranks WHERE rank IN (0, 2) AND status = 'failed' AND error <> ''`); n != 2 {
-				t.Errorf("survivors with a failed record and a reason = %d, want 2; ranks:\n%s\nefaxx run printed:\n%s%s",
-					n, dumpRanks(t, db), out.String(), errOut.String())
+				t.Errorf("survivors with a failed record and a reason = %d, want 2; ranks:\n%s\nefaxx run printed:\n%s",
+					n, dumpRanks(t, db), printed)
 			}
 			if n := count(t, db, `SELECT COUNT(*) FROM samples WHERE size = 4096`); n != 3 {
 				t.Errorf("samples of 4KiB kept = %d, want 3 (one per rank)", n)
@@ -354,33 +328,9 @@ pinning = "none"
 	// The crash is on purpose: no core dump, whatever GOTRACEBACK the
 	// tests run under.
 	t.Setenv("GOTRACEBACK", "single")
-	r := runner(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	t.Cleanup(func() { cancel(); <-done })
-	var out, errOut bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"efaxx", "--db", db, "--workdir", filepath.Join(dir, "runs"),
-			"run", "--runner", r, sweep}, &out, &errOut)
-	}()
-	pid := waitForSample(filepath.Join(dir, "runs"), 0, 60*time.Second)
-	if pid == 0 {
-		cancel()
-		code := <-done
-		done <- code
-		t.Fatalf("rank 0 wrote no sample within 60 s; efaxx run = %d and printed:\n%s%s", code, out.String(), errOut.String())
-	}
-	if err := syscall.Kill(pid, syscall.SIGSEGV); err != nil {
-		t.Fatalf("kill rank 0 (pid %d): %v", pid, err)
-	}
-	select {
-	case code := <-done:
-		done <- code // for the cleanup
-		if code == 0 {
-			t.Errorf("efaxx run = 0 after a rank crashed, want non-zero")
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the run did not end within 60 s of the crash")
+	code, printed, _, _ := runAndSignal(t, dir, sweep, 0, syscall.SIGSEGV)
+	if code == 0 {
+		t.Errorf("efaxx run = 0 after a rank crashed, want non-zero")
 	}
 	var status, reason string
 	sqlRow(t, db, `SELECT status, reason FROM runs`, &status, &reason)
@@ -389,9 +339,43 @@ pinning = "none"
 			t.Errorf("run = %s (%s), want failed with %q", status, reason, want)
 		}
 	}
-	if !strings.Contains(out.String()+errOut.String(), reason) {
-		t.Errorf("efaxx run did not print the reason %q; it printed:\n%s%s", reason, out.String(), errOut.String())
+	if !strings.Contains(printed, reason) {
+		t.Errorf("efaxx run did not print the reason %q; it printed:\n%s", reason, printed)
 	}
+}
+
+// runAndSignal runs sweep with efaxx run, its store and runs in dir,
+// sends sig to rank once that rank has written a sample, and returns efaxx
+// run's exit code, what it printed, the rank's pid and when the signal
+// went. Whatever happens to the test, the run it started is stopped.
+func runAndSignal(t *testing.T, dir, sweep string, rank int, sig syscall.Signal) (code int, printed string, pid int, sent time.Time) {
+	t.Helper()
+	r := runner(t) // here, not in the goroutine: it may skip the test
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	t.Cleanup(func() { cancel(); <-done })
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"efaxx", "--db", filepath.Join(dir, "test.db"), "--workdir", filepath.Join(dir, "runs"),
+			"run", "--runner", r, sweep}, &out, &errOut)
+	}()
+	if pid = waitForSample(filepath.Join(dir, "runs"), rank, 60*time.Second); pid == 0 {
+		cancel()
+		code := <-done
+		done <- code
+		t.Fatalf("rank %d wrote no sample within 60 s; efaxx run = %d and printed:\n%s%s", rank, code, out.String(), errOut.String())
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatalf("signal rank %d (pid %d): %v", rank, pid, err)
+	}
+	sent = time.Now()
+	select {
+	case code = <-done:
+		done <- code // for the cleanup
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run did not end within 60 s of %v to rank %d", sig, rank)
+	}
+	return code, out.String() + errOut.String(), pid, sent
 }
 
 // waitForSample waits until rank's file under root holds a sample, and
