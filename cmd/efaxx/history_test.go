@@ -479,3 +479,18 @@ func TestTagDeleteWhole(t *testing.T) {
 		t.Errorf("efaxx tag 1 --delete note --delete site = %d, %q, %q; want both deleted, none left", code, stdout, stderr)
 	}
 }
+
+// TestQueryParamCells: a parameter's cells read as a sweep writes them: a
+// chunk stored as 1048576 bytes (a float64 once JSON-decoded) showed as
+// "1.048576e+06".
+func TestQueryParamCells(t *testing.T) {
+	db := writeSynth(t,
+		&synth.Run{UID: "a", Ranks: 2, Sizes: []uint64{4096}, Params: map[string]any{"provider": "shm", "chunk": 1 << 20, "timeout": "2s"}},
+		&synth.Run{UID: "b", Ranks: 2, Sizes: []uint64{4096}, Seed: 2, Params: map[string]any{"provider": "tcp", "chunk": 8 << 20, "timeout": "90s"}},
+	)
+	code, stdout, stderr := efaxx(t, "--db", db, "query", "--by", "chunk,provider,timeout", "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[1], "write,1MiB,shm,2s,4KiB,") || !strings.HasPrefix(lines[2], "write,8MiB,tcp,90s,4KiB,") {
+		t.Errorf("efaxx query --by chunk,provider,timeout = %d, %q, %q; want rows of 1MiB shm 2s and 8MiB tcp 90s", code, stdout, stderr)
+	}
+}
