@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -43,27 +42,6 @@ func ParamOf(name string, v any) (any, error) {
 		return jsonOf(read), nil
 	}
 	return v, nil
-}
-
-// ParamText writes v, the value of parameter name as a run stores it
-// (JSON-decoded: numbers are float64), as a sweep would write it: sizes
-// as "1MiB", durations as "2s", plain strings bare; a whole number as an
-// integer, not "1.048576e+06".
-func ParamText(name string, v any) string {
-	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		v = int64(f)
-	}
-	for _, p := range params {
-		if p.name == name && !p.inner {
-			if typed, err := p.read(v); err == nil {
-				return labelOf(typed)
-			}
-		}
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return fmt.Sprint(v)
 }
 
 // isParam reports whether name is a benchmark param of the sweep's table.

@@ -430,7 +430,7 @@ func compareTable(c *results.Comparison) *table {
 	for _, r := range c.Rows {
 		row := []string{r.Benchmark}
 		for _, k := range c.By {
-			row = append(row, paramCell(k, r.Params[k]))
+			row = append(row, paramCell(r.Params[k]))
 		}
 		row = append(row, bytesize.Format(r.Size))
 		if variants {

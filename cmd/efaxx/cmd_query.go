@@ -123,7 +123,7 @@ func runQuery(ctx context.Context, w, stderr io.Writer, dbPath, format string, q
 	for _, r := range res.Rows {
 		row := []string{r.Benchmark}
 		for _, k := range res.By {
-			row = append(row, paramCell(k, r.Params[k]))
+			row = append(row, paramCell(r.Params[k]))
 		}
 		row = append(row, bytesize.Format(r.Size))
 		if variants {
@@ -302,13 +302,13 @@ func upper(s []string) []string {
 	return out
 }
 
-// paramCell formats parameter name's value v, as a run stores it, for a
-// table cell, as a sweep writes it (harness.ParamText).
-func paramCell(name string, v any) string {
+// paramCell formats a parameter value for a table cell, as labels show
+// it (results.ParamText): a chunk as 1048576, not Go's 1.048576e+06.
+func paramCell(v any) string {
 	if v == nil {
 		return "-"
 	}
-	return harness.ParamText(name, v)
+	return results.ParamText(v)
 }
 
 // num formats a metric value for a table cell.

@@ -480,7 +480,7 @@ func TestTagDeleteWhole(t *testing.T) {
 	}
 }
 
-// TestQueryParamCells: a parameter's cells read as a sweep writes them: a
+// TestQueryParamCells: a parameter's cells read as labels show them: a
 // chunk stored as 1048576 bytes (a float64 once JSON-decoded) showed as
 // "1.048576e+06".
 func TestQueryParamCells(t *testing.T) {
@@ -490,7 +490,7 @@ func TestQueryParamCells(t *testing.T) {
 	)
 	code, stdout, stderr := efaxx(t, "--db", db, "query", "--by", "chunk,provider,timeout", "--format", "csv")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[1], "write,1MiB,shm,2s,4KiB,") || !strings.HasPrefix(lines[2], "write,8MiB,tcp,90s,4KiB,") {
-		t.Errorf("efaxx query --by chunk,provider,timeout = %d, %q, %q; want rows of 1MiB shm 2s and 8MiB tcp 90s", code, stdout, stderr)
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[1], "write,1048576,shm,2s,4KiB,") || !strings.HasPrefix(lines[2], "write,8388608,tcp,90s,4KiB,") {
+		t.Errorf("efaxx query --by chunk,provider,timeout = %d, %q, %q; want rows of 1048576 shm 2s and 8388608 tcp 90s", code, stdout, stderr)
 	}
 }
