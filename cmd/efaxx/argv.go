@@ -81,6 +81,18 @@ func readCommandLine(app *cli.App, args []string) (*commandLine, error) {
 		if err := checkHelpTopic(app, positional); err != nil {
 			return cl, err
 		}
+		if len(positional) > 0 {
+			// efaxx help COMMAND [SUB] is efaxx COMMAND [SUB] --help:
+			// urfave/cli's help command shows a command's own help but
+			// not a subcommand's, nor the subcommands of a command.
+			cl.path = helpPath(app, positional)
+			cl.args = append([]string{args[0]}, globals...)
+			for _, cmd := range cl.path {
+				cl.args = append(cl.args, cmd.Name)
+			}
+			cl.args = append(cl.args, "--help")
+			return cl, nil
+		}
 	}
 	cl.args = append([]string{args[0]}, globals...)
 	for level, cmd := range cl.path {
@@ -191,6 +203,21 @@ func checkHelpTopic(app *cli.App, topic []string) error {
 			harness.DidYouMean(topic[1], commandNames(cmd.Subcommands)))}
 	}
 	return nil
+}
+
+// helpPath returns the command and subcommand that topic, checked by
+// checkHelpTopic, names.
+func helpPath(app *cli.App, topic []string) []*cli.Command {
+	cmd := app.Command(topic[0])
+	path := []*cli.Command{cmd}
+	if len(topic) > 1 {
+		for _, sub := range cmd.Subcommands {
+			if sub.HasName(topic[1]) {
+				path = append(path, sub)
+			}
+		}
+	}
+	return path
 }
 
 func unknownCommand(app *cli.App, word string) error {

@@ -73,6 +73,24 @@ func TestFlagsAnywhere(t *testing.T) {
 	}
 }
 
+// TestHelpSubcommand: efaxx help COMMAND SUB describes the subcommand,
+// as efaxx COMMAND SUB --help does, and efaxx help COMMAND lists a
+// command's subcommands: the usage line of import baseline sends a user
+// to "efaxx help import baseline", which printed import's help alone.
+func TestHelpSubcommand(t *testing.T) {
+	for _, sub := range []string{"baseline", "nccl-tests"} {
+		code, stdout, stderr := efaxx(t, "help", "import", sub)
+		_, want, _ := efaxx(t, "import", sub, "--help")
+		if code != 0 || stdout != want || !strings.Contains(stdout, "efaxx import "+sub) || !strings.Contains(stdout, "EXIT STATUS") {
+			t.Errorf("efaxx help import %s = %d, not import %s's help\n%s%s", sub, code, sub, stdout, stderr)
+		}
+	}
+	code, stdout, stderr := efaxx(t, "help", "import")
+	if code != 0 || !strings.Contains(stdout, "COMMANDS:") || !strings.Contains(stdout, "   nccl-tests ") {
+		t.Errorf("efaxx help import = %d, does not list its commands\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestFlagsAfterArguments: the flags the issue found dropped after a
 // sweep file take effect.
 func TestFlagsAfterArguments(t *testing.T) {
