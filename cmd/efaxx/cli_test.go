@@ -127,6 +127,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"rnus"}, 2, `efaxx: unknown command "rnus" (did you mean "runs"?)`, "usage: efaxx [--db FILE]"},
 		{[]string{"help", "foo"}, 2, `efaxx: unknown command "foo"`, "usage: efaxx [--db FILE]"},
 		{[]string{"import", "foo"}, 2, `efaxx: import: unknown command "foo"`, "usage: efaxx import COMMAND"},
+		{[]string{"import"}, 2, "efaxx: import needs a command: baseline or nccl-tests", "usage: efaxx import COMMAND"},
 		{[]string{"runs", "--limit", "abc"}, 2, `efaxx: --limit "abc": not a valid value`, "usage: efaxx runs [flags]"},
 		// Flag values that make no sense are refused, not read as something else.
 		{[]string{"runs", "--limit", "-1"}, 2, "efaxx: --limit -1: want 0 (all) or more", "usage: efaxx runs [flags]"},

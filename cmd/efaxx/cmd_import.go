@@ -17,6 +17,11 @@ func newImportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "import",
 		Usage: "store results efaxx did not measure: published baselines, nccl-tests output",
+		// Without a subcommand, a missing argument: a usage error, not
+		// import's help and status 0.
+		Action: func(*cli.Context) error {
+			return &usageError{msg: "import needs a command: baseline or nccl-tests", hint: "efaxx import baseline libefaxx-p5"}
+		},
 		Subcommands: []*cli.Command{
 			{
 				Name:      "baseline",
