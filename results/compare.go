@@ -215,7 +215,11 @@ func (db *DB) Compare(ctx context.Context, c Compare) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	res := &Comparison{Metric: c.Metric, By: append([]string{}, by...), Threshold: c.Threshold, Alpha: c.Alpha,
+	m, err := db.withToolUnit(ctx, c.Metric, c.A, c.B)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	res := &Comparison{Metric: m, By: append([]string{}, by...), Threshold: c.Threshold, Alpha: c.Alpha,
 		MinRuns: c.MinRuns, Bootstrap: c.Bootstrap, Differ: differ, NotOKA: []int64{}, NotOKB: []int64{}}
 	res.Rows, res.OnlyA, res.OnlyB, res.Note = c.judge(a, b, by)
 	return res, nil

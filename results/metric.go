@@ -1,10 +1,12 @@
 package results
 
 import (
+	"context"
 	"efaxx/benchmarks"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -189,3 +191,44 @@ const (
 	busbwSQL = `COALESCE(` + toolValueHead + `busbw` + toolValueTail +
 		`, CASE WHEN r.benchmark = 'all2all' THEN 1.0 * (r.ranks - 1) * s.size * s.iterations / s.elapsed_ns END)`
 )
+
+// withToolUnit returns m, a tool value's metric (tool:NAME), with the
+// unit its tools printed it in among the runs of fs, rather than its
+// name; units that differ are all named ("us or ms"). Any other metric,
+// or a value no selected run has a unit for, is returned as it is.
+func (db *DB) withToolUnit(ctx context.Context, m Metric, fs ...RunFilter) (Metric, error) {
+	name, ok := strings.CutPrefix(m.Name, ToolMetricPrefix)
+	if !ok {
+		return m, nil
+	}
+	var units []string
+	for _, f := range fs {
+		where, args := f.where()
+		rows, err := db.db.QueryContext(ctx, `SELECT DISTINCT v.unit FROM tool_values v WHERE v.name = ? AND v.unit != ''
+			AND v.run_id IN (SELECT r.id FROM runs r JOIN points p ON p.id = r.point_id JOIN sweeps s ON s.id = p.sweep_id`+where+`)`,
+			append([]any{name}, args...)...)
+		if err != nil {
+			return m, fmt.Errorf("unit of tool value %s: %w", name, err)
+		}
+		for rows.Next() {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				rows.Close()
+				return m, fmt.Errorf("unit of tool value %s: %w", name, err)
+			}
+			if !slices.Contains(units, u) {
+				units = append(units, u)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return m, fmt.Errorf("unit of tool value %s: %w", name, err)
+		}
+	}
+	if len(units) > 0 {
+		slices.Sort(units)
+		m.Unit = strings.Join(units, " or ")
+	}
+	return m, nil
+}

@@ -81,7 +81,11 @@ func (db *DB) Query(ctx context.Context, q Query) (*QueryResult, error) {
 		return nil, fmt.Errorf("query %s: %w", q.Metric.Name, err)
 	}
 	defer rows.Close()
-	res := &QueryResult{Metric: q.Metric, By: by, Rows: []QueryRow{}}
+	m, err := db.withToolUnit(ctx, q.Metric, q.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q.Metric.Name, err)
+	}
+	res := &QueryResult{Metric: m, By: by, Rows: []QueryRow{}}
 	for rows.Next() {
 		r, err := scanQueryRow(rows, by, q.ByVariant)
 		if err != nil {

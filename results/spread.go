@@ -93,6 +93,10 @@ func (db *DB) RankSpread(ctx context.Context, id int64, m Metric, n int) (*Sprea
 	if err := db.runExists(ctx, id); err != nil {
 		return nil, err
 	}
+	unit, err := db.withToolUnit(ctx, m, RunFilter{IDs: []int64{id}})
+	if err != nil {
+		return nil, fmt.Errorf("rank spread of run %d: %w", id, err)
+	}
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rank spread of run %d: %w", id, err)
@@ -102,6 +106,7 @@ func (db *DB) RankSpread(ctx context.Context, id int64, m Metric, n int) (*Sprea
 	if err != nil {
 		return nil, fmt.Errorf("rank spread of run %d: %w", id, err)
 	}
+	sp.Metric = unit
 	return sp, nil
 }
 

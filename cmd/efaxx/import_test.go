@@ -189,3 +189,23 @@ func TestImportNCCLTestsCutShort(t *testing.T) {
 		t.Errorf("import of a cut-short log = %d\n%s%s\nwant 3, two failed runs and the line reported", code, stdout, stderr)
 	}
 }
+
+// TestToolMetricUnit: a tool value's metric (tool:NAME) is stated in the
+// unit the tool printed it in, as the figures' axes state it, not under
+// its own name ("MIN (time)").
+func TestToolMetricUnit(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "x.db")
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", "../../results/nccltests/testdata/h200_all_reduce_2.txt"); code != 0 {
+		t.Fatalf("import = %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"query", "--metric", "tool:time"},
+		{"compare", "--metric", "tool:time", "1", "2"},
+		{"show", "--ranks", "--metric", "tool:time", "1"},
+	} {
+		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "--format", "csv"}, args...)...)
+		if code != 0 || !strings.Contains(stdout, " (us)") || strings.Contains(stdout, "(time)") {
+			t.Errorf("efaxx %s = %d, want the unit us\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+}
