@@ -181,7 +181,7 @@ func sizeSpreads(ctx context.Context, conn *sql.Conn, id int64, m Metric) ([]Siz
 		return nil, err
 	}
 	defer rows.Close()
-	var out []SizeSpread
+	out := []SizeSpread{}
 	for rows.Next() {
 		var s SizeSpread
 		if err := rows.Scan(&s.Size, &s.Samples, &s.Median, &s.Worst, &s.Best, &s.Slowest, &s.Host); err != nil {
@@ -214,7 +214,7 @@ func slowRanks(ctx context.Context, conn *sql.Conn, id int64, n int) ([]SlowRank
 		return nil, err
 	}
 	defer rows.Close()
-	var out []SlowRank
+	out := []SlowRank{}
 	for rows.Next() {
 		var r SlowRank
 		var local sql.NullInt64
@@ -242,7 +242,7 @@ func slowHosts(ctx context.Context, conn *sql.Conn, id int64, n int) ([]SlowHost
 		return nil, err
 	}
 	defer rows.Close()
-	var out []SlowHost
+	out := []SlowHost{}
 	for rows.Next() {
 		var h SlowHost
 		if err := rows.Scan(&h.Host, &h.Ranks, &h.Typical, &h.Worst); err != nil {

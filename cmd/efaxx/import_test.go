@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -206,6 +207,25 @@ func TestToolMetricUnit(t *testing.T) {
 		code, stdout, stderr := efaxx(t, append([]string{"--db", db, "--format", "csv"}, args...)...)
 		if code != 0 || !strings.Contains(stdout, " (us)") || strings.Contains(stdout, "(time)") {
 			t.Errorf("efaxx %s = %d, want the unit us\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+}
+
+// TestShowRanksEmptyLists: show --ranks's JSON writes an empty list as [],
+// never null (docs/cli.md), for an imported run, whose samples name no host.
+func TestShowRanksEmptyLists(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "x.db")
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", "../../results/nccltests/testdata/h200_all_reduce_2.txt"); code != 0 {
+		t.Fatalf("import = %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := efaxx(t, "--db", db, "show", "--ranks", "--format", "json", "1")
+	var sp map[string]any
+	if err := json.Unmarshal([]byte(stdout), &sp); code != 0 || err != nil {
+		t.Fatalf("show --ranks --format json = %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	for _, k := range []string{"sizes", "slowest_ranks", "slowest_hosts", "slowest_rails"} {
+		if _, ok := sp[k].([]any); !ok {
+			t.Errorf("show --ranks --format json: %s = %v, want a list ([] for none)", k, sp[k])
 		}
 	}
 }
