@@ -72,6 +72,23 @@ static int size_by_time(efx_loop *l, int part, uint64_t done, int64_t elapsed, b
 	return 0;
 }
 
+/* stamp_hook is the second test hook: it damages the last stamp of the
+ * iteration just stamped (the middle one, whose check is stamps only), in
+ * its edge record or its source slot, as a stale or truncated op would
+ * leave it. Nothing undoes it: the slot or record is stamped afresh
+ * before it is sent again, and unstamped after the size. */
+static int stamp_hook(efx_loop *l, uint64_t it)
+{
+	efx_ctx *c = l->c;
+	if (!c->gather)
+		return efx_mem_corrupt(c, l->src + l->size - 1, 1); /* flips the one byte it is given */
+	uint64_t off, clen;
+	efx_plan_op(&l->plan, l->plan.n - 1, &off, &clen);
+	uint8_t *rec = efx_src_edges(c, it) + (l->plan.n - 1) * EFX_EDGE; /* the last op's edges (efx_edges) */
+	efx_corrupt(rec + (clen < EFX_EDGE ? clen : EFX_EDGE) - 1, 1);
+	return 0;
+}
+
 /* efx_loop_run runs side's warm-up and timed iterations of l->size
  * against l->peer and fills s: elapsed time, latencies, rail counts, and
  * what side->finish adds. Under a duration the warm-up is timed first,
@@ -114,6 +131,8 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 			if (c->gather) /* the source stays unstamped: the edges go out with it */
 				efx_edges(efx_src_edges(c, it), &l->plan, efx_seed(l->size, me, it), me);
 			else if (efx_mem_stamp(c, l->src, &l->plan, efx_seed(l->size, me, it), me))
+				return -1;
+			if (me == 0 && l->size == c->cfg.corrupt_stamp_size && it == l->total / 2 && stamp_hook(l, it))
 				return -1;
 			hook = me == 0 && l->size == c->cfg.corrupt_size && it == l->total - 1;
 			if (hook && efx_mem_corrupt(c, l->src, l->size))

@@ -66,6 +66,10 @@ type Config struct {
 	// CorruptSize, when non-zero, makes rank 0 corrupt one byte of the last
 	// iteration at this size: a test hook proving that verification fails.
 	CorruptSize uint64
+	// CorruptStampSize, when non-zero, makes rank 0 damage the last stamp
+	// of the middle iteration at this size (checked by its stamps only): a
+	// test hook proving that every iteration's stamps are checked.
+	CorruptStampSize uint64
 
 	// GPU benchmarks.
 	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device

@@ -289,6 +289,11 @@ func parseFlags(args []string) (options, error) {
 			return o, fmt.Errorf("EFAXX_TEST_CORRUPT_SIZE=%q: %w", s, err)
 		}
 	}
+	if s := os.Getenv("EFAXX_TEST_CORRUPT_STAMP_SIZE"); s != "" {
+		if o.cfg.CorruptStampSize, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return o, fmt.Errorf("EFAXX_TEST_CORRUPT_STAMP_SIZE=%q: %w", s, err)
+		}
+	}
 	if o.cfg.Memory, err = memoryKind(memory); err != nil {
 		return o, err
 	}
