@@ -394,6 +394,7 @@ void efx_edges(uint8_t *rec, const efx_plan *p, uint64_t seed, int sender);
 int efx_gather(const uint8_t *edges, const uint8_t *buf, size_t len, struct iovec iov[3]);
 uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
+#define EFX_TORN 1 /* efx_check_any: a mismatch that a write landing as it was read can explain */
 int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, int nseeds, int sender, bool full,
 		  char *err);
 

@@ -187,8 +187,19 @@ int efx_gather(const uint8_t *edges, const uint8_t *buf, size_t len, struct iove
 	return 3;
 }
 
+/* torn reports whether every one of n bytes was seen in some seed's payload. */
+static bool torn(const bool *seen, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!seen[i])
+			return false;
+	return true;
+}
+
 /* check_small compares a short chunk (stamps may overlap) with each seed's
- * rebuild: it must be one of them, whole. */
+ * rebuild: it must be one of them, whole. A chunk that is none of them
+ * but holds, byte by byte, one of theirs may be a write landing as it is
+ * read: EFX_TORN. */
 static int check_small(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, const uint64_t *seeds,
 		       int nseeds, int sender, char *err)
 {
@@ -201,7 +212,14 @@ static int check_small(const uint8_t *buf, size_t off, size_t clen, size_t len, 
 	size_t i = 0;
 	while (buf[off + i] == want[i])
 		i++;
-	return mismatch(buf, off + i, len, want[i], sender, err);
+	mismatch(buf, off + i, len, want[i], sender, err);
+	bool seen[64] = {false}; /* byte i is some seed's: off the path of a chunk that passes */
+	for (int s = 0; s < nseeds; s++) {
+		small_want(want, off, clen, ci, seeds[s], sender);
+		for (size_t b = 0; b < clen; b++)
+			seen[b] |= buf[off + b] == want[b];
+	}
+	return torn(seen, clen) ? EFX_TORN : -1;
 }
 
 /* stamp_in reports whether the 8 bytes at p hold stamp k of op ci under one of the seeds. */
@@ -213,6 +231,19 @@ static bool stamp_in(const uint8_t *p, size_t ci, int k, const uint64_t *seeds, 
 		if (got == stamp_value(seeds[s], ci, k, sender))
 			return true;
 	return false;
+}
+
+/* stamp_torn reports whether each byte at p is that byte of stamp k of op
+ * ci under some seed: a stamp half overwritten by a later one's. */
+static bool stamp_torn(const uint8_t *p, size_t ci, int k, const uint64_t *seeds, int nseeds, int sender)
+{
+	bool seen[8] = {false};
+	for (int s = 0; s < nseeds; s++) {
+		uint64_t v = stamp_value(seeds[s], ci, k, sender);
+		for (int b = 0; b < 8; b++)
+			seen[b] |= p[b] == ((const uint8_t *)&v)[b];
+	}
+	return torn(seen, 8);
 }
 
 static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, size_t ci, const uint64_t *seeds,
@@ -233,7 +264,8 @@ static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, 
 			size_t j = 0;
 			while (j < 7 && buf[at + j] == want[j])
 				j++;
-			return mismatch(buf, at + j, len, want[j], sender, err);
+			mismatch(buf, at + j, len, want[j], sender, err);
+			return nseeds > 1 && stamp_torn(buf + at, ci, k, seeds, nseeds, sender) ? EFX_TORN : -1;
 		}
 		from = at + 8;
 	}
@@ -244,14 +276,18 @@ static int check_chunk(const uint8_t *buf, size_t off, size_t clen, size_t len, 
  * of the nseeds iterations wrote (later writes may have overwritten the
  * first seed's): every stamp must be one of theirs, and with full every
  * other byte the base pattern, which every iteration writes alike. A
- * mismatch names the first seed's byte. */
+ * mismatch names the first seed's byte. It returns 0, -1 for a mismatch,
+ * or EFX_TORN for one that a write landing as it was read can explain (a
+ * stamp whose every byte is one of the seeds' stamps'), which the caller
+ * may read again. */
 int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, int nseeds, int sender, bool full,
 		  char *err)
 {
 	for (uint64_t k = 0, off, clen; k < p->n; k++) {
 		efx_plan_op(p, k, &off, &clen);
-		if (check_chunk(buf, off, clen, p->size, k, seeds, nseeds, sender, full, err))
-			return -1;
+		int rc = check_chunk(buf, off, clen, p->size, k, seeds, nseeds, sender, full, err);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -37,8 +37,9 @@ func stamped(size, chunk, it uint64) []byte {
 
 // checkSlot is the target's check of slot, rank 0's payload of len(slot)
 // bytes cut into ops of chunk, which any of the iterations its may have
-// written last (each op its own): nil, or the mismatch it reports.
-func checkSlot(slot []byte, chunk uint64, its []uint64, full bool) error {
+// written last (each op its own): nil, or the mismatch it reports, and
+// whether a write landing as it read can explain it (EFX_TORN: read again).
+func checkSlot(slot []byte, chunk uint64, its []uint64, full bool) (torn bool, err error) {
 	size := C.uint64_t(len(slot))
 	seeds := make([]C.uint64_t, len(its))
 	for i, it := range its {
@@ -49,10 +50,10 @@ func checkSlot(slot []byte, chunk uint64, its []uint64, full bool) error {
 	var p C.efx_plan
 	C.efx_plan_init(&p, size, C.uint64_t(chunk), 1)
 	var msg [C.EFX_ERRLEN]C.char
-	if C.efx_check_any((*C.uint8_t)(buf), &p, &seeds[0], C.int(len(seeds)), 0, C.bool(full), &msg[0]) != 0 {
-		return errors.New(C.GoString(&msg[0]))
+	if rc := C.efx_check_any((*C.uint8_t)(buf), &p, &seeds[0], C.int(len(seeds)), 0, C.bool(full), &msg[0]); rc != 0 {
+		return rc == C.EFX_TORN, errors.New(C.GoString(&msg[0]))
 	}
-	return nil
+	return false, nil
 }
 
 // gathered returns what a writer that gathers sends as the iteration it

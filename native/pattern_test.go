@@ -10,7 +10,9 @@ import (
 // TestCheckSlot holds the target's check of a slot that later writes may
 // have overwritten (a writer with fewer slots than iterations in flight):
 // each op may hold any of the iterations that can have landed there last,
-// each stamp on its own, and nothing else.
+// each stamp on its own, and nothing else. Only a stamp half one of theirs
+// and half another's, as a write landing while it is read leaves it, is
+// read again; a damaged one fails at once, before a later write hides it.
 func TestCheckSlot(t *testing.T) {
 	const it = 40
 	for _, c := range []struct{ size, chunk uint64 }{{300001, 65536}, {65536, 65536}, {40, 40}, {200, 64}} {
@@ -34,13 +36,15 @@ func TestCheckSlot(t *testing.T) {
 		}
 		for _, k := range ok {
 			for _, full := range []bool{false, true} {
-				if err := checkSlot(k.slot, c.chunk, k.its, full); err != nil {
+				if _, err := checkSlot(k.slot, c.chunk, k.its, full); err != nil {
 					t.Errorf("size %d chunk %d, %s, iterations %v, full %v: %v", c.size, c.chunk, k.name, k.its, full, err)
 				}
 			}
 		}
 		torn := stamped(c.size, c.chunk, it)
 		copy(torn[:4], stamped(c.size, c.chunk, it+1)[:4]) // half of op 0's first stamp
+		damaged := stamped(c.size, c.chunk, it)
+		damaged[c.size-1] ^= 0x5a // the last stamp, as the stamp hook damages it
 		base := stamped(c.size, c.chunk, it+1)
 		base[c.size/3] ^= 0x5a // off the stamps in ops over 64 bytes
 		bad := []struct {
@@ -48,18 +52,24 @@ func TestCheckSlot(t *testing.T) {
 			slot []byte
 			its  []uint64
 			full bool
+			torn bool // may be read again
 		}{
-			{"a later one's, none possible", stamped(c.size, c.chunk, it+1), []uint64{it}, false},
-			{"one not possible", stamped(c.size, c.chunk, it+3), []uint64{it, it + 1, it + 2}, false},
-			{"an earlier one's", stamped(c.size, c.chunk, it-1), []uint64{it, it + 1}, false},
-			{"a later one's first ops, none possible", mixed(1), []uint64{it}, false},
-			{"a stamp half written", torn, []uint64{it, it + 1}, false},
-			{"a wrong byte", base, []uint64{it, it + 1}, true},
+			{"a later one's, none possible", stamped(c.size, c.chunk, it+1), []uint64{it}, false, false},
+			{"one not possible", stamped(c.size, c.chunk, it+3), []uint64{it, it + 1, it + 2}, false, false},
+			{"an earlier one's", stamped(c.size, c.chunk, it-1), []uint64{it, it + 1}, false, false},
+			{"a later one's first ops, none possible", mixed(1), []uint64{it}, false, false},
+			{"a stamp half written", torn, []uint64{it, it + 1}, false, true},
+			{"a stamp damaged", damaged, []uint64{it, it + 1}, false, false},
+			{"a stamp damaged, one iteration possible", damaged, []uint64{it}, false, false},
+			{"a wrong byte", base, []uint64{it, it + 1}, true, false},
 		}
 		for _, k := range bad {
-			err := checkSlot(k.slot, c.chunk, k.its, k.full)
+			again, err := checkSlot(k.slot, c.chunk, k.its, k.full)
 			if err == nil || !strings.Contains(err.Error(), "payload mismatch") {
 				t.Errorf("size %d chunk %d, %s, iterations %v: %v, want a payload mismatch", c.size, c.chunk, k.name, k.its, err)
+			}
+			if again != k.torn {
+				t.Errorf("size %d chunk %d, %s, iterations %v: read again %v, want %v", c.size, c.chunk, k.name, k.its, again, k.torn)
 			}
 		}
 	}

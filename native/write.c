@@ -315,8 +315,10 @@ static int target_sync(efx_loop *l, uint64_t it) { return efx_pair_sync(l->c, 0)
 static int target_iteration(efx_loop *l, uint64_t it) { return efx_wait_landed(l->c, 0, l->plan.n, it); }
 
 /* Reading a slot that a later write may be landing on (shm, a NIC's DMA)
- * can catch a stamp half-written: it is read again, for this long, before
- * it counts as wrong. */
+ * can catch a stamp half-written: one whose every byte is one of the
+ * stamps the slot may hold (EFX_TORN) is read again, for this long, before
+ * it counts as wrong. Any other wrong stamp fails at once: a later write
+ * that overwrote it would hide it. */
 #define EFX_REREAD_NS 100000000LL
 
 /* target_verify checks iteration it in its slot and acks it when due. The
@@ -337,8 +339,8 @@ static int target_verify(efx_loop *l, uint64_t it)
 		seeds[n++] = efx_seed(l->size, 0, j);
 	if (n == 1 && efx_mem_check(c, buf, &l->plan, seeds[0], 0, full))
 		return -1;
-	for (int64_t until = efx_now() + EFX_REREAD_NS; n > 1 && efx_check_any(buf, &l->plan, seeds, n, 0, full, c->err);)
-		if (efx_now() > until || efx_progress(c) < 0)
+	for (int64_t until = efx_now() + EFX_REREAD_NS, rc; n > 1 && (rc = efx_check_any(buf, &l->plan, seeds, n, 0, full, c->err));)
+		if (rc != EFX_TORN || efx_now() > until || efx_progress(c) < 0)
 			return -1;
 	return efx_ack_due(l, it, reach(l)) ? efx_send_ack(c, 0, it + 1, false) : 0;
 }
