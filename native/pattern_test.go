@@ -7,6 +7,15 @@ import (
 	"testing"
 )
 
+// badSlot is a slot the target's check must fail, and whether it may read it again.
+type badSlot struct {
+	name string
+	slot []byte
+	its  []uint64
+	full bool
+	torn bool // read again: a write landing as it was read can explain it
+}
+
 // TestCheckSlot holds the target's check of a slot that later writes may
 // have overwritten (a writer with fewer slots than iterations in flight):
 // each op may hold any of the iterations that can have landed there last,
@@ -45,15 +54,11 @@ func TestCheckSlot(t *testing.T) {
 		copy(torn[:4], stamped(c.size, c.chunk, it+1)[:4]) // half of op 0's first stamp
 		damaged := stamped(c.size, c.chunk, it)
 		damaged[c.size-1] ^= 0x5a // the last stamp, as the stamp hook damages it
+		cut := stamped(c.size, c.chunk, it)
+		copy(cut[c.size-8:], stamped(c.size, c.chunk, it-1)[c.size-8:]) // the last op cut short: its end an earlier one's
 		base := stamped(c.size, c.chunk, it+1)
 		base[c.size/3] ^= 0x5a // off the stamps in ops over 64 bytes
-		bad := []struct {
-			name string
-			slot []byte
-			its  []uint64
-			full bool
-			torn bool // may be read again
-		}{
+		bad := []badSlot{
 			{"a later one's, none possible", stamped(c.size, c.chunk, it+1), []uint64{it}, false, false},
 			{"one not possible", stamped(c.size, c.chunk, it+3), []uint64{it, it + 1, it + 2}, false, false},
 			{"an earlier one's", stamped(c.size, c.chunk, it-1), []uint64{it, it + 1}, false, false},
@@ -61,7 +66,16 @@ func TestCheckSlot(t *testing.T) {
 			{"a stamp half written", torn, []uint64{it, it + 1}, false, true},
 			{"a stamp damaged", damaged, []uint64{it, it + 1}, false, false},
 			{"a stamp damaged, one iteration possible", damaged, []uint64{it}, false, false},
+			{"the last op cut short", cut, []uint64{it, it + 1}, false, false},
 			{"a wrong byte", base, []uint64{it, it + 1}, true, false},
+		}
+		if ops > 1 { // op 1 landed where op 0 belongs, and op 0 where op 1 does
+			swapped := stamped(c.size, c.chunk, it)
+			a, b := swapped[:c.chunk], swapped[c.chunk:2*c.chunk]
+			tmp := append([]byte(nil), a...)
+			copy(a, b)
+			copy(b, tmp)
+			bad = append(bad, badSlot{"two ops swapped", swapped, []uint64{it}, false, false})
 		}
 		for _, k := range bad {
 			again, err := checkSlot(k.slot, c.chunk, k.its, k.full)
