@@ -50,6 +50,7 @@ typedef struct efx_config {
 	int64_t timeout_ns;    /* longest wait without any progress */
 	uint64_t corrupt_size; /* test hook: corrupt the payload of this size once; 0 = off */
 	uint64_t corrupt_stamp_size; /* test hook: damage the last stamp of the middle iteration at this size; 0 = off */
+	int32_t corrupt_rank;        /* test hooks: the rank whose sends they damage (rank 0 unless set) */
 
 	/* GPU benchmarks (ipc, queue, proxy); read only by them. */
 	int32_t grid, block;  /* ipc copy kernel launch; grid -1: sized from the device */

@@ -125,16 +125,17 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 		}
 		if (side->ready && side->ready(l, it))
 			return -1;
-		bool hook = false; /* the test hook: rank 0 damages the last iteration it sends, and a check must fail */
+		bool hook = false; /* the test hook: rank 0 (corrupt_rank) damages the last iteration it sends, and a check must fail */
 		if (side->stamps) {
 			l->src = efx_src_slot(c, it);
 			if (c->gather) /* the source stays unstamped: the edges go out with it */
 				efx_edges(efx_src_edges(c, it), &l->plan, efx_seed(l->size, me, it), me);
 			else if (efx_mem_stamp(c, l->src, &l->plan, efx_seed(l->size, me, it), me))
 				return -1;
-			if (me == 0 && l->size == c->cfg.corrupt_stamp_size && it == l->total / 2 && stamp_hook(l, it))
+			if (me == c->cfg.corrupt_rank && l->size == c->cfg.corrupt_stamp_size && it == l->total / 2 &&
+			    stamp_hook(l, it))
 				return -1;
-			hook = me == 0 && l->size == c->cfg.corrupt_size && it == l->total - 1;
+			hook = me == c->cfg.corrupt_rank && l->size == c->cfg.corrupt_size && it == l->total - 1;
 			if (hook && efx_mem_corrupt(c, l->src, l->size))
 				return -1;
 		}

@@ -70,6 +70,9 @@ type Config struct {
 	// of the middle iteration at this size (checked by its stamps only): a
 	// test hook proving that every iteration's stamps are checked.
 	CorruptStampSize uint64
+	// CorruptRank is the rank whose sends those hooks damage: 0, or a
+	// peer that sends too (sendrecv's answers, all2all).
+	CorruptRank int
 
 	// GPU benchmarks.
 	Grid, Block int  // ipc: copy kernel launch; Grid -1: sized from the device

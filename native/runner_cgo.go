@@ -121,8 +121,8 @@ func (p *Process) Open(cfg Config) (*Step, error) {
 		max_size: C.uint64_t(cfg.MaxSize), chunk: C.uint64_t(cfg.Chunk), window: C.uint32_t(cfg.Window), slots: C.uint32_t(cfg.Slots),
 		iterations: C.uint64_t(cfg.Iterations), duration_ns: C.int64_t(cfg.Duration.Nanoseconds()), warmup: C.uint64_t(cfg.Warmup),
 		timeout_ns: C.int64_t(cfg.Timeout.Nanoseconds()), corrupt_size: C.uint64_t(cfg.CorruptSize),
-		corrupt_stamp_size: C.uint64_t(cfg.CorruptStampSize),
-		grid:               C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), bidir: cbool(cfg.Bidir), shifted: cbool(cfg.Shifted),
+		corrupt_stamp_size: C.uint64_t(cfg.CorruptStampSize), corrupt_rank: C.int32_t(cfg.CorruptRank),
+		grid: C.int32_t(cfg.Grid), block: C.int32_t(cfg.Block), pull: cbool(cfg.Pull), bidir: cbool(cfg.Bidir), shifted: cbool(cfg.Shifted),
 		cells: C.int32_t(cfg.Cells), blocking: cbool(cfg.Blocking), producers: C.uint32_t(cfg.Producers), cpu_producer: cbool(cfg.CPUProducer),
 	}
 	r := &Step{p: p, rails: cfg.Rails}

@@ -104,12 +104,29 @@ static int both_ways(efx_loop *l, efx_sample *s)
 static const efx_side initiator = {.start = start, .sync = sync_pair, .iteration = initiator_iteration,
 				   .verify = initiator_verify, .finish = both_ways, .stamps = true};
 
+/* answer_hook damages the answer to iteration it as the loop's test hooks
+ * damage rank 0's sends, where this peer is corrupt_rank: the last stamp
+ * of the middle answer, a byte off the stamps of the last one (undone by
+ * responder_finish). So rank 0's checks of answers are proven too. */
+static int answer_hook(efx_loop *l, uint64_t it)
+{
+	efx_ctx *c = l->c;
+	uint8_t *src = c->buf[BUF_SRC].ptr;
+	if (c->info->rank != c->cfg.corrupt_rank)
+		return 0;
+	if (l->size == c->cfg.corrupt_stamp_size && it == l->total / 2 && efx_mem_corrupt(c, src + l->size - 1, 1))
+		return -1;
+	return l->size == c->cfg.corrupt_size && it == l->total - 1 ? efx_mem_corrupt(c, src, l->size) : 0;
+}
+
 /* stamp_answer stamps the peer's answer to iteration it. */
 static int stamp_answer(efx_loop *l, uint64_t it)
 {
 	efx_ctx *c = l->c;
 	int me = c->info->rank;
-	return efx_mem_stamp(c, c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me);
+	if (efx_mem_stamp(c, c->buf[BUF_SRC].ptr, &l->plan, efx_seed(l->size, me, it) ^ REPLY, me))
+		return -1;
+	return answer_hook(l, it);
 }
 
 static int responder_start(efx_loop *l) { return start(l) || stamp_answer(l, 0) ? -1 : 0; }
@@ -131,7 +148,10 @@ static int responder_verify(efx_loop *l, uint64_t it)
 
 static int responder_finish(efx_loop *l, efx_sample *s)
 {
-	if (efx_mem_unstamp(l->c, l->c->buf[BUF_SRC].ptr, &l->plan, l->c->info->rank))
+	efx_ctx *c = l->c;
+	bool hooked = c->info->rank == c->cfg.corrupt_rank && l->size == c->cfg.corrupt_size;
+	if ((hooked && efx_mem_corrupt(c, c->buf[BUF_SRC].ptr, l->size)) ||
+	    efx_mem_unstamp(c, c->buf[BUF_SRC].ptr, &l->plan, c->info->rank))
 		return -1;
 	return both_ways(l, s);
 }

@@ -294,6 +294,11 @@ func parseFlags(args []string) (options, error) {
 			return o, fmt.Errorf("EFAXX_TEST_CORRUPT_STAMP_SIZE=%q: %w", s, err)
 		}
 	}
+	if s := os.Getenv("EFAXX_TEST_CORRUPT_RANK"); s != "" {
+		if o.cfg.CorruptRank, err = strconv.Atoi(s); err != nil {
+			return o, fmt.Errorf("EFAXX_TEST_CORRUPT_RANK=%q: %w", s, err)
+		}
+	}
 	if o.cfg.Memory, err = memoryKind(memory); err != nil {
 		return o, err
 	}
