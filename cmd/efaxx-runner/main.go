@@ -76,6 +76,12 @@ func run(args []string) int {
 		in := proc.Info()
 		fmt.Fprintf(os.Stderr, "efaxx-runner: rank %d on %s: %v\n", in.Rank, in.Host, err)
 		stop.hold()
+		// Peers hit by the same fault (a dead peer) get stopGrace to fail
+		// on their own and say why: once this rank has aborted, mpirun
+		// kills them at once, and under load one had been killed before it
+		// wrote its end record (its close of the step had given it that
+		// time, until a failed step was no longer closed).
+		time.Sleep(stopGrace)
 		// A failed rank must not leave its peers waiting; Abort returns only if MPI could not abort.
 		if err := proc.Abort(1); err != nil {
 			fmt.Fprintln(os.Stderr, "efaxx-runner:", err)
