@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -80,7 +81,11 @@ func runCheck(ctx context.Context, w, stderr io.Writer, dbPath, format, target, 
 	if err != nil {
 		return err
 	}
-	if err := writeTable(w, format, checkTable(rows, labels)); err != nil {
+	units, err := rowUnits(ctx, db, rows)
+	if err != nil {
+		return err
+	}
+	if err := writeTable(w, format, checkTable(rows, labels, units)); err != nil {
 		return err
 	}
 	failed := 0
@@ -152,7 +157,7 @@ type checkRecord struct {
 }
 
 // checkTable lays out the rows of a check.
-func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
+func checkTable(rows []harness.CheckRow, labels pointLabels, units []string) *table {
 	variants := slices.ContainsFunc(rows, func(r harness.CheckRow) bool { return r.Variant != "" })
 	header := []string{"EXPECT", "RUN", "POINT", "SIZE"}
 	if variants { // as compare: a run that measures a size several ways has a row for each
@@ -160,7 +165,7 @@ func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
 	}
 	t := &table{header: append(header, "METRIC", "STAT", "VALUE", "BOUND", "RESULT")}
 	records := []checkRecord{}
-	for _, r := range rows {
+	for i, r := range rows {
 		e := r.Expect
 		rec := checkRecord{Expect: e.String(), Metric: e.Metric.Name, Stat: e.Stat, Bound: e.Bound, Result: "pass"}
 		var cells []string
@@ -174,7 +179,7 @@ func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
 			}
 			rec.Run, rec.Point, rec.Size, rec.Value, rec.Variant = r.RunID, labels.label(*r.Run), &r.Size, &r.Value, r.Variant
 			cells = []string{rec.Expect, fmt.Sprint(r.RunID), rec.Point, bytesize.Format(r.Size), r.Variant, rec.Metric,
-				rec.Stat, num(r.Value) + " " + e.Metric.Unit, rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass]}
+				rec.Stat, num(r.Value) + " " + units[i], rec.Bound, map[bool]string{true: "pass", false: "FAIL"}[r.Pass]}
 		}
 		if !variants {
 			cells = slices.Delete(cells, 4, 5)
@@ -184,4 +189,26 @@ func checkTable(rows []harness.CheckRow, labels pointLabels) *table {
 	}
 	t.records = records
 	return t
+}
+
+// rowUnits returns the unit of each row's value: its metric's, or for a
+// tool value (tool:NAME) the one its run's tool printed it in, as query
+// and compare state it, rather than the value's name.
+func rowUnits(ctx context.Context, db *results.DB, rows []harness.CheckRow) ([]string, error) {
+	units := make([]string, len(rows))
+	for i, r := range rows {
+		units[i] = r.Expect.Metric.Unit
+		name, tool := strings.CutPrefix(r.Expect.Metric.Name, results.ToolMetricPrefix)
+		if !tool || r.Missing {
+			continue
+		}
+		us, err := db.ToolUnits(ctx, []int64{r.RunID}, name)
+		if err != nil {
+			return nil, err
+		}
+		if len(us) > 0 {
+			units[i] = strings.Join(us, " or ")
+		}
+	}
+	return units, nil
 }

@@ -211,6 +211,30 @@ func TestToolMetricUnit(t *testing.T) {
 	}
 }
 
+// TestCheckToolUnit: check states a tool value in the unit its tool
+// printed it in, as query does, not in its name ("9.480 time").
+func TestCheckToolUnit(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.db")
+	if code, _, stderr := efaxx(t, "--db", db, "import", "nccl-tests", "../../results/nccltests/testdata/h200_all_reduce_2.txt"); code != 0 {
+		t.Fatalf("import = %d\n%s", code, stderr)
+	}
+	expect := writeFile(t, filepath.Join(dir, "e.toml"), `name = "e"
+benchmark = "external"
+[external]
+program = "true"
+parser = "nccl-tests"
+[[expect]]
+where = { benchmark = "nccl:all_reduce", size = "8B" }
+metric = "tool:time"
+min = 0
+`)
+	code, stdout, stderr := efaxx(t, "--db", db, "check", "--expect", expect, "1")
+	if code != 0 || !strings.Contains(stdout, "9.480 us") || strings.Contains(stdout, " time ") {
+		t.Errorf("efaxx check of tool:time = %d, want its value in us\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestShowRanksEmptyLists: show --ranks's JSON writes an empty list as [],
 // never null (docs/cli.md), for an imported run, whose samples name no host.
 func TestShowRanksEmptyLists(t *testing.T) {
