@@ -29,6 +29,7 @@ type External struct {
 	Parser  string            // results/external's parser: nccl-tests, nvshmem, osu, fabtests, jacobi
 	Output  string            // a file the program writes its results into, in the run directory; "" for stdout
 	Vars    []Var             // [external.vars], in file order: axes the templates may use
+	refused []string          // vars whose entry was refused: their placeholders are not errors again
 
 	program template
 	args    []template
@@ -200,13 +201,13 @@ func (d *decoder) decodeVars(e tomldoc.Entry) {
 		return
 	}
 	for _, c := range d.doc.InFileOrder(d.doc.Children(e)) {
-		if err := checkVarName(c.Name()); err != nil {
-			d.fail(c, err)
-			continue
-		}
 		values, err := readVar(c.Value)
+		if nameErr := checkVarName(c.Name()); nameErr != nil {
+			err = nameErr
+		}
 		if err != nil {
 			d.fail(c, err)
+			d.ext.refused = append(d.ext.refused, c.Name())
 			continue
 		}
 		d.ext.Vars = append(d.ext.Vars, Var{Name: c.Name(), Values: values})
@@ -362,6 +363,8 @@ func (x *External) checkName(name string, t template, asArg, inProgram, hasSizes
 		return nil
 	}
 	switch {
+	case slices.Contains(x.refused, name):
+		return nil // its var's own error says what is wrong
 	case !slices.Contains(placeholders, name):
 		names := append(append([]string(nil), placeholders...), x.varNames()...)
 		return lineerr.Mark(ErrValue, "unknown placeholder {%s}%s: want a var of [external.vars] or one of %s", name,
@@ -556,14 +559,19 @@ func (d *decoder) resolveExternal(s *Sweep) {
 		return
 	}
 	d.externalDefaults(s)
-	// A sizes the file got wrong holds its default now: the placeholders
-	// judged against it would be false errors.
-	if d.failedAt("external") || d.failed[paramNamed("sizes")] {
+	// A sizes or an output the file got wrong holds its default now: the
+	// placeholders judged against it would be false errors. A var it got
+	// wrong is left out, and so are its placeholders (refused); the rest
+	// are judged, so that one pass says every error.
+	if d.failedAt("external.output") || d.failed[paramNamed("sizes")] {
 		return
 	}
 	sizes := s.valuesOf("sizes")[0].([]uint64)
 	if errs := d.ext.checkPlaceholders(d.file, len(sizes) > 0); len(errs) > 0 {
 		d.errs = append(d.errs, errs...)
+		return
+	}
+	if d.failedAt("external") { // checkArgs expands every var's values
 		return
 	}
 	if errs := d.ext.checkArgs(d.file, sizes); len(errs) > 0 {

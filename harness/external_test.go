@@ -168,6 +168,11 @@ func TestExternalSweepErrors(t *testing.T) {
 				"x.toml:7: external.vars.y: duplicate value [] (items 1 and 3)"},
 		{"var named like a param", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nvars = { ranks = 2 }\n",
 			"x.toml:6: external.vars.ranks: var \"ranks\": the name of a param or a built-in placeholder (ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output)"},
+		// Every error at once: a refused var, and the templates' errors
+		// beside it; a placeholder of the refused var is not one again.
+		{"refused var and a placeholder", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\nargs = [\"{nope}\", \"{coll}\"]\nvars = { coll = 1.5 }\n",
+			"x.toml:6: external.args: item 1: unknown placeholder {nope} (did you mean \"nodes\"?): want a var of [external.vars] or one of ranks, nodes, ranks_per_node, sizes, min_size, max_size, run_dir, output\n" +
+				"x.toml:7: external.vars.coll: want string, integer, or a list of them, got float"},
 		{"output a path", base + "[external]\nprogram = \"p\"\nparser = \"osu\"\noutput = \"../x.json\"\n",
 			`x.toml:6: external.output: output "../x.json": want a file name in the run directory, such as "results.json", not a path or one of efaxx's files`},
 		// The program names the runs' benchmark, which a job script's
