@@ -2,6 +2,7 @@ package slurm_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,6 +101,18 @@ func (r *scriptRun) start(t *testing.T, job *slurm.Job) *exec.Cmd {
 	return cmd
 }
 
+// startHeld starts the script with srun's call n held (the stub sleeps
+// in it), and returns once that call runs.
+func (r *scriptRun) startHeld(t *testing.T, job *slurm.Job, n int) *exec.Cmd {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(r.stub, fmt.Sprintf("sleep-%d", n)), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := r.start(t, job)
+	waitFile(t, filepath.Join(r.stub, fmt.Sprintf("argv-%d", n)))
+	return cmd
+}
+
 func (r *scriptRun) argv(t *testing.T, n int) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.stub, "argv-"+string(rune('0'+n))))
@@ -158,11 +171,7 @@ func TestScriptPassesValuesVerbatim(t *testing.T) {
 // a step runs leaves signal=TERM on the step and the job.
 func TestScriptRecordsSignal(t *testing.T) {
 	r, job := setupScript(t, false)
-	if err := os.WriteFile(filepath.Join(r.stub, "sleep-1"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := r.start(t, job)
-	waitFile(t, filepath.Join(r.stub, "argv-1"))
+	cmd := r.startHeld(t, job, 1)
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 143 {
@@ -184,21 +193,13 @@ func TestScriptRecordsSignal(t *testing.T) {
 // it starts again, so that nothing reads them as this run's end.
 func TestScriptRequeued(t *testing.T) {
 	r, job := setupScript(t, false)
-	if err := os.WriteFile(filepath.Join(r.stub, "sleep-1"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := r.start(t, job)
-	waitFile(t, filepath.Join(r.stub, "argv-1"))
+	cmd := r.startHeld(t, job, 1)
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	checkMarker(t, filepath.Join(r.jobDir, slurm.JobExitMarker), "rc=143 signal=TERM")
 
 	// The second run: its first step is srun's call 2.
-	if err := os.WriteFile(filepath.Join(r.stub, "sleep-2"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd = r.start(t, job)
-	waitFile(t, filepath.Join(r.stub, "argv-2"))
+	cmd = r.startHeld(t, job, 2)
 	for _, path := range []string{filepath.Join(r.jobDir, slurm.JobExitMarker), filepath.Join(r.steps[0], slurm.StepExitMarker)} {
 		if b, err := os.ReadFile(path); err == nil {
 			t.Errorf("%s = %q while the job runs again, want none", path, b)
