@@ -12,7 +12,6 @@ import (
 
 	"efaxx/plots"
 	"efaxx/results"
-	"efaxx/results/record"
 	"efaxx/results/synth"
 )
 
@@ -251,14 +250,7 @@ func TestBuildCompareVariants(t *testing.T) {
 			sw, ring = "qb", uint64(1250+i)
 		}
 		r := &synth.Run{UID: fmt.Sprint("q", i), Sweep: sw, Benchmark: "queue", Ranks: 1, Sizes: []uint64{64},
-			Params: map[string]any{"mode": "nbi"}, Samples: func(int, uint64) []record.Sample {
-				return []record.Sample{
-					{Peer: -1, Role: "initiator", Variant: "ring", BytesSent: 64, Iterations: 1000, ElapsedNs: 1000 * ring,
-						Lat: record.Lat{Min: ring, P50: ring, P99: ring, Max: ring}},
-					{Peer: -1, Role: "initiator", Variant: "floor", BytesSent: 64, Iterations: 1000, ElapsedNs: 300_000,
-						Lat: record.Lat{Min: 300, P50: 300, P99: 300, Max: 300}},
-				}
-			}}
+			Params: map[string]any{"mode": "nbi"}, Samples: synth.QueueSamples(ring)}
 		if err := r.Write(filepath.Join(dir, "data", sw, "session", fmt.Sprintf("%03d", i))); err != nil {
 			t.Fatal(err)
 		}

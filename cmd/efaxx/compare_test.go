@@ -68,14 +68,7 @@ func TestCompareVariants(t *testing.T) {
 	for i := range 10 {
 		ring := uint64(1000 + 250*(i/5) + i%5) // runs 6-10: the ring 20% slower
 		runs = append(runs, &synth.Run{UID: fmt.Sprint("q", i), Benchmark: "queue", Ranks: 1, Sizes: []uint64{64},
-			Params: map[string]any{"mode": "nbi"}, Samples: func(int, uint64) []record.Sample {
-				return []record.Sample{
-					{Peer: -1, Role: "initiator", Variant: "ring", BytesSent: 64, Iterations: 1000, ElapsedNs: 1000 * ring,
-						Lat: record.Lat{Min: ring, P50: ring, P99: ring, Max: ring}},
-					{Peer: -1, Role: "initiator", Variant: "floor", BytesSent: 64, Iterations: 1000, ElapsedNs: 300_000,
-						Lat: record.Lat{Min: 300, P50: 300, P99: 300, Max: 300}},
-				}
-			}})
+			Params: map[string]any{"mode": "nbi"}, Samples: synth.QueueSamples(ring)})
 	}
 	db := writeSynth(t, runs...)
 	code, stdout, stderr := efaxx(t, "--db", db, "compare", "--metric", "mops", "--format", "csv", "1,2,3,4,5", "6,7,8,9,10")
