@@ -323,14 +323,8 @@ func grep(text string, match func(string) bool) string {
 
 // said returns ": " and the last lines of what a node printed, or "".
 func said(text string) string {
-	var lines []string
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
+	if t := tailLines(text, 3); t != "" {
+		return ": " + t
 	}
-	if len(lines) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(lines[max(0, len(lines)-3):], "; ")
+	return ""
 }

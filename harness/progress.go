@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -38,22 +37,17 @@ func progress(dir string, ranks int) (started, sizes int) {
 }
 
 // lastLines returns the last n non-empty lines of a text file, joined by
-// "; ", for an error message.
-func lastLines(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
+// "; ", for an error message; only its last 64 KiB are read.
+func lastLines(path string, n int) string { return tailLines(string(fileTail(path, 64<<10)), n) }
+
+// tailLines returns the last n non-empty lines of text, trimmed, but
+// mpirun's separator lines ("-----"), joined by "; ".
+func tailLines(text string, n int) string {
 	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "---") {
-			lines = append(lines, line)
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "---") {
+			lines = append(lines, l)
 		}
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
+	return strings.Join(lines[max(0, len(lines)-n):], "; ")
 }
