@@ -227,7 +227,7 @@ func crashLines(text string, n int) string {
 		s := strings.Join(lines[from:min(from+n, len(lines))], "; ")
 		return s[:min(len(s), 500)]
 	}
-	s := strings.Join(lines[max(len(lines)-n, 0):], "; ")
+	s := tailLines(text, n)
 	if len(s) > 500 {
 		s = s[len(s)-500:]
 		if i := strings.Index(s, "; "); i >= 0 {
@@ -237,13 +237,11 @@ func crashLines(text string, n int) string {
 	return s
 }
 
-// hasEnd reports whether the rank file at path holds an end record.
+// hasEnd reports whether the rank file at path holds an end record, its
+// last line when there is one: only the file's tail is read, as a rank
+// file holds every sample before it.
 func hasEnd(path string) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
+	for _, line := range bytes.Split(fileTail(path, 64<<10), []byte("\n")) {
 		var r struct {
 			Type string `json:"type"`
 		}
