@@ -172,23 +172,35 @@ func (l *Local) launch(ctx context.Context, dir string, p Point, m *record.Manif
 const rankOutput = "output"
 
 // launchError is why a launch failed: mpirun's last lines, and the stderr
-// of the lowest rank that wrote no end record. A rank that crashed writes
-// none, and what it printed (a Go trace, or nothing at all for a fault
-// in a thread C started) was otherwise only in launcher.log, among every
-// rank's lines, while the run's reason named a peer the launcher stopped.
+// of a rank that wrote no end record: the lowest whose stderr holds a
+// crash report, else the lowest. A rank that crashed writes none, and
+// what it printed (a Go trace, libinfinipath's report of a fault in C, or
+// nothing at all for a fault in a thread C started) was otherwise only in
+// launcher.log, among every rank's lines, while the run's reason named a
+// peer the launcher stopped. That peer has no end record either when the
+// crash came before any rank wrote one, so a crash report goes first.
 func launchError(dir string, ranks int) string {
 	why := lastLines(filepath.Join(dir, "launcher.log"), 3)
+	quote := ""
 	for r := range ranks {
-		if !hasEnd(filepath.Join(dir, record.RankFile(r))) {
-			return record.JoinReasons(why, rankStderr(dir, r))
+		if hasEnd(filepath.Join(dir, record.RankFile(r))) {
+			continue
+		}
+		said, crashed := rankStderr(dir, r)
+		if crashed {
+			return record.JoinReasons(why, said)
+		}
+		if quote == "" {
+			quote = said
 		}
 	}
-	return why
+	return record.JoinReasons(why, quote)
 }
 
 // rankStderr quotes what rank r wrote on stderr (crashLines), or says it
-// wrote nothing; "" without mpirun's copy of it.
-func rankStderr(dir string, r int) string {
+// wrote nothing, and whether that holds a crash report; "" without
+// mpirun's copy of it.
+func rankStderr(dir string, r int) (string, bool) {
 	files, _ := filepath.Glob(filepath.Join(dir, rankOutput, "*", "rank.*", "stderr"))
 	for _, f := range files {
 		if n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "rank.")); err != nil || n != r {
@@ -196,21 +208,38 @@ func rankStderr(dir string, r int) string {
 		}
 		// The tail: a rank may write gigabytes there (libfabric's debug
 		// log), and a Go crash report, which ends it, takes a few KiB.
-		if lines := crashLines(string(fileTail(f, 64<<10)), 5); lines != "" {
-			return fmt.Sprintf("rank %d's stderr: %s", r, lines)
+		text := string(fileTail(f, 64<<10))
+		if lines := crashLines(text, 5); lines != "" {
+			return fmt.Sprintf("rank %d's stderr: %s", r, lines), crashed(text)
 		}
-		return fmt.Sprintf("rank %d wrote nothing on stderr", r)
+		return fmt.Sprintf("rank %d wrote nothing on stderr", r), false
 	}
-	return ""
+	return "", false
 }
 
-// goCrash matches the first line of a Go runtime's crash report.
-var goCrash = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )`)
+// crashLine matches the first line of a crash report: the Go runtime's
+// (a panic, a fatal error, a signal in Go or cgo code), libinfinipath's
+// (Debian's libfabric loads it, and its handler reports a fault in C code
+// that the Go runtime forwards to it: "efaxx-runner:PID terminated with
+// signal 11 at PC=..."), or a shell's or srun's word for a task killed
+// by a signal.
+var crashLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )|terminated with signal [0-9]+|` +
+	`Segmentation fault|Bus error|Illegal instruction|Floating point exception`)
+
+// crashed reports whether text holds a crash report.
+func crashed(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if crashLine.MatchString(strings.TrimSpace(line)) {
+			return true
+		}
+	}
+	return false
+}
 
 // crashLines returns n non-empty lines of text joined by "; ", at most
-// 500 bytes of them: from the first line of a Go crash report if there
-// is one (its hundred lines name the cause first and end with
-// registers), else the last n.
+// 500 bytes of them: from the first line of a crash report if there is
+// one (a Go report's hundred lines name the cause first and end with
+// registers; a killed peer's lines come after it), else the last n.
 func crashLines(text string, n int) string {
 	var lines []string
 	from := -1
@@ -218,7 +247,7 @@ func crashLines(text string, n int) string {
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
-		if from < 0 && goCrash.MatchString(line) {
+		if from < 0 && crashLine.MatchString(line) {
 			from = len(lines)
 		}
 		lines = append(lines, line)

@@ -396,12 +396,16 @@ func endedBy(m *record.Manifest, job *results.Job, mk slurm.StepMarkers, now tim
 	}
 }
 
-// stepOutputTail returns the last lines the step's tasks and srun wrote,
-// for the reason of a failed step.
+// stepOutputTail returns what the step's tasks and srun wrote, for the
+// reason of a failed step: the tasks' crash report, else their last
+// lines, and srun's last lines.
 func stepOutputTail(dir string, mk slurm.StepMarkers) string {
 	var parts []string
 	if mk.Output != "" {
-		parts = append(parts, lastLines(mk.Output, 2))
+		// Every task's lines are in it: a crash report, which names the
+		// cause, rather than the last lines, where peers say how srun
+		// stopped them.
+		parts = append(parts, crashLines(string(fileTail(mk.Output, 64<<10)), 2))
 	}
 	parts = append(parts, lastLines(filepath.Join(dir, slurm.LogName), 2))
 	return record.JoinReasons(parts...)
