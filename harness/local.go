@@ -208,9 +208,8 @@ func rankStderr(dir string, r int) (string, bool) {
 		}
 		// The tail: a rank may write gigabytes there (libfabric's debug
 		// log), and a Go crash report, which ends it, takes a few KiB.
-		text := string(fileTail(f, 64<<10))
-		if lines := crashLines(text, 5); lines != "" {
-			return fmt.Sprintf("rank %d's stderr: %s", r, lines), crashed(text)
+		if lines, crashed := crashLines(string(fileTail(f, 64<<10)), 5); lines != "" {
+			return fmt.Sprintf("rank %d's stderr: %s", r, lines), crashed
 		}
 		return fmt.Sprintf("rank %d wrote nothing on stderr", r), false
 	}
@@ -226,21 +225,12 @@ func rankStderr(dir string, r int) (string, bool) {
 var crashLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )|terminated with signal [0-9]+|` +
 	`Segmentation fault|Bus error|Illegal instruction|Floating point exception`)
 
-// crashed reports whether text holds a crash report.
-func crashed(text string) bool {
-	for _, line := range strings.Split(text, "\n") {
-		if crashLine.MatchString(strings.TrimSpace(line)) {
-			return true
-		}
-	}
-	return false
-}
-
 // crashLines returns n non-empty lines of text joined by "; ", at most
 // 500 bytes of them: from the first line of a crash report if there is
 // one (a Go report's hundred lines name the cause first and end with
-// registers; a killed peer's lines come after it), else the last n.
-func crashLines(text string, n int) string {
+// registers; a killed peer's lines come after it), else the last n; and
+// whether they are a crash report's.
+func crashLines(text string, n int) (string, bool) {
 	var lines []string
 	from := -1
 	for _, line := range strings.Split(text, "\n") {
@@ -254,7 +244,7 @@ func crashLines(text string, n int) string {
 	}
 	if from >= 0 {
 		s := strings.Join(lines[from:min(from+n, len(lines))], "; ")
-		return s[:min(len(s), 500)]
+		return s[:min(len(s), 500)], true
 	}
 	s := tailLines(text, n)
 	if len(s) > 500 {
@@ -263,7 +253,7 @@ func crashLines(text string, n int) string {
 			s = s[i+2:] // from a line's start, not the middle of a word
 		}
 	}
-	return s
+	return s, false
 }
 
 // hasEnd reports whether the rank file at path holds an end record, its

@@ -49,7 +49,7 @@ func TestCrashLines(t *testing.T) {
 		{"long lines: the last 500 bytes from a line's start", strings.Repeat(strings.Repeat("w", 150)+"\n", 4) + "end\n",
 			strings.Repeat(strings.Repeat("w", 150)+"; ", 3) + "end"},
 	} {
-		if got := crashLines(c.text, 5); got != c.want {
+		if got, _ := crashLines(c.text, 5); got != c.want {
 			t.Errorf("%s: crashLines = %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -405,7 +405,8 @@ func stepOutputTail(dir string, mk slurm.StepMarkers) string {
 		// Every task's lines are in it: a crash report, which names the
 		// cause, rather than the last lines, where peers say how srun
 		// stopped them.
-		parts = append(parts, crashLines(string(fileTail(mk.Output, 64<<10)), 2))
+		said, _ := crashLines(string(fileTail(mk.Output, 64<<10)), 2)
+		parts = append(parts, said)
 	}
 	parts = append(parts, lastLines(filepath.Join(dir, slurm.LogName), 2))
 	return record.JoinReasons(parts...)
