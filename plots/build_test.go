@@ -318,8 +318,8 @@ func TestLinesOneVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	pts := fig.Panels[0].Series[0].Points
-	if len(pts) != 1 || pts[0].Y > 2000 {
-		t.Errorf("write on GPU memory at 256M: %+v, want the write's ranks (1117 Gbps), not cudaMemcpy's 16168", pts)
+	if len(pts) != 1 || pts[0].Y > 8000 { // the write's ranks 3939 Gbps, rank 0's cudaMemcpy 15995 (2026-11-28)
+		t.Errorf("write on GPU memory at 256M: %+v, want the write's ranks (3939 Gbps), not cudaMemcpy's 15995", pts)
 	}
 	_, err = build(t, db, "y = \"dir_gbs\"\nruns = { sweep = \"gpu-ipc\", params = { direction = \"push\" } }\n")
 	if err == nil || !strings.Contains(err.Error(), "would pool samples of variants") {
