@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"efaxx/results/record"
@@ -50,4 +51,44 @@ func tailLines(text string, n int) string {
 		}
 	}
 	return strings.Join(lines[max(0, len(lines)-n):], "; ")
+}
+
+// crashLine matches the first line of a crash report: the Go runtime's
+// (a panic, a fatal error, a signal in Go or cgo code), libinfinipath's
+// (Debian's libfabric loads it, and its handler reports a fault in C code
+// that the Go runtime forwards to it: "efaxx-runner:PID terminated with
+// signal 11 at PC=..."), or a shell's or srun's word for a task killed
+// by a signal.
+var crashLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )|terminated with signal [0-9]+|` +
+	`Segmentation fault|Bus error|Illegal instruction|Floating point exception`)
+
+// crashLines returns n non-empty lines of text joined by "; ", at most
+// 500 bytes of them: from the first line of a crash report if there is
+// one (a Go report's hundred lines name the cause first and end with
+// registers; a killed peer's lines come after it), else the last n; and
+// whether they are a crash report's.
+func crashLines(text string, n int) (string, bool) {
+	var lines []string
+	from := -1
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if from < 0 && crashLine.MatchString(line) {
+			from = len(lines)
+		}
+		lines = append(lines, line)
+	}
+	if from >= 0 {
+		s := strings.Join(lines[from:min(from+n, len(lines))], "; ")
+		return s[:min(len(s), 500)], true
+	}
+	s := tailLines(text, n)
+	if len(s) > 500 {
+		s = s[len(s)-500:]
+		if i := strings.Index(s, "; "); i >= 0 {
+			s = s[i+2:] // from a line's start, not the middle of a word
+		}
+	}
+	return s, false
 }
