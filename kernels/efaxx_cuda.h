@@ -14,7 +14,7 @@
 
 #include "ring.h"
 
-#define EFX_CUDA_ABI 3
+#define EFX_CUDA_ABI 4
 #define EFX_CUDA_ERRLEN 512
 #define EFX_CUDA_IPC_HANDLE 64 /* one cudaIpcMemHandle_t */
 #define EFX_CUDA_IPC_HANDLES (3 * EFX_CUDA_IPC_HANDLE) /* what a rank exports: its target, source and reference buffers */
@@ -180,13 +180,14 @@ int efx_cuda_dev_check(efx_cuda *c, const void *buf, uint64_t len, uint64_t seed
 int efx_cuda_dev_corrupt(efx_cuda *c, void *buf, uint64_t len, char *err);
 
 /* The references of a network benchmark on GPU memory, in the same run:
- * iterations of size bytes copied by cudaMemcpyAsync from one device
- * buffer to another (and back, when both: a round trip), directly or
- * staged through pinned host memory. lat gets each iteration's time
- * between two events; elapsed is their sum. */
+ * iterations of size bytes copied by cudaMemcpyAsync from a buffer on
+ * this GPU to one on GPU to_device (this one when negative; peer access
+ * enabled where the pair has it) and back, when both: a round trip;
+ * directly or staged through pinned host memory. lat gets each
+ * iteration's time between two events; elapsed is their sum. */
 enum { EFX_REF_DEVICE = 0, EFX_REF_STAGED = 1 };
-int efx_cuda_dev_reference(efx_cuda *c, int kind, int both, uint64_t size, uint64_t warmup, uint64_t iterations,
-			   uint64_t *lat, efx_cuda_timing *t, char *err);
+int efx_cuda_dev_reference(efx_cuda *c, int kind, int both, int to_device, uint64_t size, uint64_t warmup,
+			   uint64_t iterations, uint64_t *lat, efx_cuda_timing *t, char *err);
 
 #ifdef __cplusplus
 }

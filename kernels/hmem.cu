@@ -18,9 +18,10 @@ struct hmem_state {
 	uint64_t size;    /* the plan's size: unstamping stops there */
 	uint8_t *scratch; /* a full check's copy */
 	uint64_t scratch_len;
-	uint8_t *ref[2];  /* the references' buffers: device source and target */
+	uint8_t *ref[2];  /* the references' buffers: source on this GPU, target on ref_device */
 	uint8_t *staged;  /* pinned host memory between them */
 	uint64_t ref_len;
+	int ref_device;
 };
 
 static hmem_state *state(efx_cuda *c, char *err)
@@ -311,18 +312,51 @@ static int one_ref(efx_cuda *c, hmem_state *h, int kind, int both, uint64_t size
 	return 0;
 }
 
-extern "C" int efx_cuda_dev_reference(efx_cuda *c, int kind, int both, uint64_t size, uint64_t warmup,
-				      uint64_t iterations, uint64_t *lat, efx_cuda_timing *t, char *err)
+/* on_device allocates bytes on GPU device, then makes this GPU current again. */
+static int on_device(efx_cuda *c, int device, uint8_t **ptr, uint64_t bytes, char *err)
+{
+	CU(cudaSetDevice(device));
+	cudaError_t e = cudaMalloc(ptr, bytes);
+	CU(cudaSetDevice(c->device));
+	CU(e);
+	return 0;
+}
+
+/* peer_access lets this GPU's copies reach device's memory directly
+ * (NVLink or PCIe peer to peer) where the pair can; where it cannot, the
+ * driver stages them, as it would the network's. */
+static int peer_access(efx_cuda *c, int device, char *err)
+{
+	int can = 0;
+	CU(cudaDeviceCanAccessPeer(&can, c->device, device));
+	if (!can)
+		return 0;
+	cudaError_t e = cudaDeviceEnablePeerAccess(device, 0);
+	if (e == cudaErrorPeerAccessAlreadyEnabled)
+		(void)cudaGetLastError(); /* not sticky; cleared so the next check does not see it */
+	else
+		CU(e);
+	return 0;
+}
+
+extern "C" int efx_cuda_dev_reference(efx_cuda *c, int kind, int both, int to_device, uint64_t size,
+				      uint64_t warmup, uint64_t iterations, uint64_t *lat, efx_cuda_timing *t,
+				      char *err)
 {
 	hmem_state *h = state(c, err);
 	if (!h)
 		return -1;
-	if (size > h->ref_len) {
+	int to = to_device >= 0 ? to_device : c->device;
+	if (size > h->ref_len || to != h->ref_device) {
 		free_refs(h);
+		if (to != c->device && peer_access(c, to, err))
+			return -1;
 		CU(cudaMalloc(&h->ref[0], size));
-		CU(cudaMalloc(&h->ref[1], size));
+		if (on_device(c, to, &h->ref[1], size, err))
+			return -1;
 		CU(cudaHostAlloc(&h->staged, size, cudaHostAllocDefault));
 		h->ref_len = size;
+		h->ref_device = to;
 	}
 	cudaEvent_t e[2];
 	CU(cudaEventCreate(&e[0]));

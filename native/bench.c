@@ -51,6 +51,7 @@ int efx_open(const efx_config *cfg, efx_info *info, efx_ctx **out, char *err)
 	if (!c)
 		return efx_fail(err, "allocate context: out of memory");
 	c->cfg = *cfg; /* provider and nics point into the caller's memory: read during open only */
+	c->peer_gpu = -1;
 	/* Adaptive puts an iteration's ops on rails in turn when it has fewer
 	 * ops than rails, so fewer warm-up iterations than rails leave a rail
 	 * unused, and its first op pays for the connection inside the timed

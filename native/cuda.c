@@ -115,11 +115,24 @@ int efx_memory_open(efx_ctx *c)
 }
 
 /* efx_references measures, on rank 0 of a network benchmark on GPU
- * memory, what the same bytes cost without the network: cudaMemcpy from
- * one GPU buffer to another (variant cudaMemcpy) and staged through pinned
- * host memory (variant staged), one copy an iteration, or two (there and
- * back) for the sendrecv round trip, timed per iteration. It returns the
- * samples it wrote into out, or -1. */
+ * memory, what the same bytes cost without the network: cudaMemcpy from a
+ * buffer on its GPU to one on the first peer's GPU (variant cudaMemcpy:
+ * inside the one GPU when they share it, over NVLink or PCIe when not; on
+ * rank 0's own GPU when the peer is on another node) and staged through
+ * pinned host memory (variant staged), one copy an iteration, or two
+ * (there and back) for the sendrecv round trip, timed per iteration. It
+ * returns the samples it wrote into out, or -1. */
+/* efx_references_open readies rank 0's references before the first size
+ * is measured: their buffers, of the largest size, and the peer access a
+ * copy to another GPU needs, which then holds for every size alike. */
+int efx_references_open(efx_ctx *c)
+{
+	if (c->cfg.memory != EFX_MEMORY_DEVICE || c->info->rank != 0 || !c->gpu)
+		return 0;
+	efx_cuda_timing t = {0};
+	return c->cuda.dev_reference(c->gpu, EFX_REF_DEVICE, 0, c->peer_gpu, c->cfg.max_size, 0, 0, c->lat, &t, c->err);
+}
+
 int efx_references(efx_ctx *c, uint64_t size, efx_sample *out)
 {
 	if (c->cfg.memory != EFX_MEMORY_DEVICE || c->info->rank != 0)
@@ -131,8 +144,8 @@ int efx_references(efx_ctx *c, uint64_t size, efx_sample *out)
 	static const char *names[] = {"cudaMemcpy", "staged"};
 	for (int k = 0; k < 2; k++) {
 		efx_cuda_timing t = {0};
-		if (c->cuda.dev_reference(c->gpu, k == 0 ? EFX_REF_DEVICE : EFX_REF_STAGED, both, size, c->cfg.warmup,
-					  c->cfg.iterations, c->lat, &t, c->err))
+		if (c->cuda.dev_reference(c->gpu, k == 0 ? EFX_REF_DEVICE : EFX_REF_STAGED, both, c->peer_gpu, size,
+					  c->cfg.warmup, c->cfg.iterations, c->lat, &t, c->err))
 			return -1;
 		efx_sample *s = &out[k];
 		memset(s, 0, sizeof *s);

@@ -133,8 +133,8 @@ typedef struct efx_cuda_api {
 	int (*dev_stamp)(efx_cuda *c, void *buf, uint64_t seed, int sender, int unstamp, char *err);
 	int (*dev_check)(efx_cuda *c, const void *buf, uint64_t len, uint64_t seed, int sender, int full, char *err);
 	int (*dev_corrupt)(efx_cuda *c, void *buf, uint64_t len, char *err);
-	int (*dev_reference)(efx_cuda *c, int kind, int both, uint64_t size, uint64_t warmup, uint64_t iterations,
-			     uint64_t *lat, efx_cuda_timing *t, char *err);
+	int (*dev_reference)(efx_cuda *c, int kind, int both, int to_device, uint64_t size, uint64_t warmup,
+			     uint64_t iterations, uint64_t *lat, efx_cuda_timing *t, char *err);
 } efx_cuda_api;
 
 /* The plan whose stamp list the plugin holds (memory.c). */
@@ -254,6 +254,7 @@ struct efx_ctx {
 
 	efx_cuda_api cuda; /* loaded by GPU benchmarks and pinned memory only */
 	efx_cuda *gpu;
+	int32_t peer_gpu;      /* the GPU of the first peer's buffers (rank 1's; rank 0's for the others), -1: host memory */
 	efx_mem_plan mem_plan; /* memory = "device": the plan the plugin has the stamps of */
 };
 
@@ -411,6 +412,7 @@ void efx_summarize(efx_sample *s, uint64_t *lat, uint64_t n);
 int efx_cuda_load(efx_cuda_api *api, char *err);
 int efx_cuda_attach(efx_ctx *c);
 int efx_memory_open(efx_ctx *c);
+int efx_references_open(efx_ctx *c);
 int efx_references(efx_ctx *c, uint64_t size, efx_sample *out);
 void efx_cuda_unload(efx_cuda_api *api);
 

@@ -293,6 +293,7 @@ static void host_pages(efx_ctx *c)
 typedef struct efx_card {
 	char name[EFX_ADDRLEN];
 	efx_remote dst;
+	int32_t gpu; /* the ordinal of the GPU its buffers are on; -1: host memory */
 } efx_card;
 
 /* exchange gives rail r every rank's address and dst region: one allgather
@@ -311,6 +312,7 @@ static int exchange(efx_ctx *c, efx_rail *r)
 	int rc = fi_getname(&r->ep->fid, mine.name, &len);
 	mine.dst.addr = (r->fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)c->buf[BUF_DST].ptr : 0;
 	mine.dst.key = fi_mr_key(r->mr[BUF_DST]);
+	mine.gpu = c->gpu && c->buf[BUF_DST].device ? c->cuda.ordinal(c->gpu) : -1;
 	if (rc)
 		rc = efx_fail_fi(c->err, "fi_getname", rc, " on rail %u", r->index);
 	else
@@ -320,6 +322,11 @@ static int exchange(efx_ctx *c, efx_rail *r)
 			rc = efx_fail_at(c->err, "fi_av_insert of rank %d's address on rail %u failed", k, r->index);
 		r->remote[k] = cards[k].dst;
 	}
+	/* the references copy to the first peer's GPU (efx_references): one
+	 * this process can reach, every rank on this node */
+	c->peer_gpu = -1;
+	if (rc == 0 && world > 1 && c->info->local_size == world)
+		c->peer_gpu = cards[c->info->rank == 0 ? 1 : 0].gpu;
 	free(cards);
 	return rc;
 }
@@ -364,6 +371,12 @@ static void fingerprint(efx_ctx *c)
 				      "GPU memory (cudaMalloc) through FI_HMEM_CUDA"};
 	snprintf(in->memory, sizeof in->memory, "%s, registered by %s of libfabric %s", where[c->cfg.memory],
 		 fi->fabric_attr->prov_name, in->libfabric);
+	if (c->gpu && c->info->rank == 0 && c->cfg.memory == EFX_MEMORY_DEVICE) {
+		int own = c->cuda.ordinal(c->gpu), to = c->peer_gpu >= 0 ? c->peer_gpu : own;
+		size_t at = strlen(in->memory);
+		snprintf(in->memory + at, sizeof in->memory - at, "; the cudaMemcpy reference copies GPU %d to GPU %d%s", own,
+			 to, c->peer_gpu >= 0 ? " (rank 1's)" : " (rank 1 elsewhere)");
+	}
 	in->nrails = c->nrails;
 	for (uint32_t j = 0; j < c->nrails; j++) {
 		struct fi_info *f = c->rail[j].fi;
@@ -470,7 +483,7 @@ int efx_fabric_open(efx_ctx *c, efx_net need)
 			return -1;
 	fingerprint(c);
 	host_pages(c);
-	if (efx_memory_open(c))
+	if (efx_memory_open(c) || efx_references_open(c))
 		return -1;
 	c->src_n = c->src_filled = c->src_slots ? c->src_slots : 1;
 	c->src_stride = stride; /* each source slot holds the pattern from its own start */
