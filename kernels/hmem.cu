@@ -57,10 +57,20 @@ void efx_hmem_free(efx_cuda *c)
 	c->hmem = NULL;
 }
 
+/* efx_cuda_dev_alloc allocates a network buffer with SYNC_MEMOPS set: a
+ * synchronous copy to or from it ends before it returns. libfabric's shm
+ * (1.17) moves GPU memory with cudaMemcpy, which returns before a copy
+ * between two GPU buffers has ended, and reports the op complete: on two
+ * H200s a sender stamped its next iteration into a source the copy was
+ * still reading, and the target found the new stamps (payload mismatches
+ * at 16 MiB and 64 MiB). libfabric's efa provider sets the same attribute
+ * on what it registers; shm does not. */
 extern "C" int efx_cuda_dev_alloc(efx_cuda *c, uint64_t bytes, void **ptr, char *err)
 {
 	*ptr = NULL;
 	CU(cudaMalloc(ptr, bytes));
+	unsigned one = 1;
+	CUDRV(cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)*ptr));
 	return 0;
 }
 
