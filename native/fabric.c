@@ -374,8 +374,14 @@ static void fingerprint(efx_ctx *c)
 	if (c->gpu && c->info->rank == 0 && c->cfg.memory == EFX_MEMORY_DEVICE) {
 		int own = c->cuda.ordinal(c->gpu), to = c->peer_gpu >= 0 ? c->peer_gpu : own;
 		size_t at = strlen(in->memory);
+		/* two processes on one GPU without MPS take turns on it: at small
+		 * sizes that switching, not the path, sets each iteration's time
+		 * (docs/performance.md, "Two GPUs, and completions ...") */
+		const char *whose = c->peer_gpu < 0     ? " (rank 1 elsewhere)"
+				    : c->peer_gpu == own ? ", which rank 1 shares (without MPS, time-sliced between the two processes)"
+							 : " (rank 1's)";
 		snprintf(in->memory + at, sizeof in->memory - at, "; the cudaMemcpy reference copies GPU %d to GPU %d%s", own,
-			 to, c->peer_gpu >= 0 ? " (rank 1's)" : " (rank 1 elsewhere)");
+			 to, whose);
 	}
 	in->nrails = c->nrails;
 	for (uint32_t j = 0; j < c->nrails; j++) {
