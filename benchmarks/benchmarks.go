@@ -87,16 +87,34 @@ func (b Benchmark) CheckSize(size uint64) error {
 }
 
 // DefaultChunk is the bytes per fabric operation of a sweep that names
-// none (chunk = "auto"): the row's Chunk under the strategies that place
-// ops by position (single, split, round-robin), and Libefaxx's 1 MiB
-// under per-op and adaptive, whose unit of spreading over the rails is
-// the chunk, or where the row has none.
-func (b Benchmark) DefaultChunk(strategy string) uint64 {
-	if b.Chunk == 0 || strategy == "per-op" || strategy == "adaptive" {
+// none (chunk = "auto"), for buffers in memory (host, pinned or device):
+// under the strategies that place ops by position (single, split,
+// round-robin) the row's Chunk, or DeviceChunk on GPU memory; Libefaxx's
+// 1 MiB under per-op and adaptive, whose unit of spreading over the rails
+// is the chunk, or where the row has none.
+func (b Benchmark) DefaultChunk(strategy, memory string) uint64 {
+	switch {
+	case strategy == "per-op" || strategy == "adaptive":
+		return 1 << 20
+	case memory == "device":
+		return DeviceChunk
+	case b.Chunk == 0:
 		return 1 << 20
 	}
 	return b.Chunk
 }
+
+// DeviceChunk is the ops' size on GPU memory (memory = "device"), where
+// each op costs far more than on host memory: shm's CUDA IPC waits for
+// one copy and a round trip of commands per op. On two H200s, 256 MiB
+// went at 80, 243 and 357 GB/s in writes of 1, 8 and 64 MiB ops (the
+// last 0.92 of an NVLink copy of the same bytes), and sendrecv at 36,
+// 120 and 176 (docs/performance.md).
+const DeviceChunk = 64 << 20
+
+// Memories are the kinds of memory a network benchmark's buffers can be
+// in: host, host memory pinned and mapped by CUDA, and GPU memory.
+var Memories = []string{"host", "pinned", "device"}
 
 // Takes reports whether b takes the [params] key.
 func (b Benchmark) Takes(key string) bool { return !restricted(key) || slices.Contains(b.Keys, key) }

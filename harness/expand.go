@@ -157,7 +157,7 @@ func (s *Sweep) PointsContext(ctx context.Context) ([]Point, error) {
 		if s.ranksPerNode > 0 {
 			p.Ranks = p.Nodes * s.ranksPerNode
 		}
-		p.Chunk = storedChunk(benchmark(p.Benchmark), p.Strategy, p.Chunk)
+		p.Chunk = storedChunk(benchmark(p.Benchmark), p.Strategy, p.Memory, p.Chunk)
 		p.Hash = p.hash()
 		points[i] = p
 	}

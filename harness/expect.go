@@ -86,13 +86,14 @@ func (w Where) Matches(benchmark string, params map[string]any, size uint64) boo
 
 // stored is want, a where value of param name, as a run of benchmark with
 // params stores it: chunk "auto" (0) as the bytes it gives the run's
-// benchmark and strategy (storedChunk).
+// benchmark, strategy and memory (storedChunk).
 func stored(name string, want any, bench string, params map[string]any) any {
 	if name != "chunk" || want != any(uint64(0)) {
 		return want
 	}
 	strategy, _ := params["strategy"].(string)
-	return storedChunk(benchmark(bench), strategy, 0)
+	memory, _ := params["memory"].(string)
+	return storedChunk(benchmark(bench), strategy, memory, 0)
 }
 
 // MatchesRun reports whether any size of the run could match: everything

@@ -94,7 +94,7 @@ var params = []*param{
 // memoryKind accepts the buffer memory kinds: host, pinned (host memory
 // registered with CUDA; needs the CUDA plugin where it runs) and device
 // (GPU memory; needs a provider with FI_HMEM, checked where it runs).
-func memoryKind(s string) error { return oneOf("memory", "host", "pinned", "device")(s) }
+func memoryKind(s string) error { return oneOf("memory", benchmarks.Memories...)(s) }
 
 // readSlots reads slots: the most buffers a target cuts for one sender's
 // iterations, a power of two up to 64 (the runner's limit).
@@ -118,12 +118,13 @@ func readChunk(raw any) (any, error) {
 	return readSize(raw)
 }
 
-// storedChunk is the chunk a point of benchmark b under strategy stores
-// and hashes for chunk, as readChunk reads it: "auto" (0) as the bytes it
-// resolves to, so that it and the same bytes written out are one point.
-func storedChunk(b benchmarks.Benchmark, strategy string, chunk uint64) uint64 {
+// storedChunk is the chunk a point of benchmark b under strategy, its
+// buffers in memory, stores and hashes for chunk, as readChunk reads it:
+// "auto" (0) as the bytes it resolves to, so that it and the same bytes
+// written out are one point.
+func storedChunk(b benchmarks.Benchmark, strategy, memory string, chunk uint64) uint64 {
 	if chunk == 0 {
-		return b.DefaultChunk(strategy)
+		return b.DefaultChunk(strategy, memory)
 	}
 	return chunk
 }

@@ -72,17 +72,28 @@ func FilterOf(name string, v any) results.ParamFilter {
 }
 
 // autoChunks are the chunks "auto" resolves to, one case for each
-// benchmark that takes a chunk (each takes a strategy too) and each
-// strategy it can use.
+// benchmark that takes a chunk (each takes a strategy too), each strategy
+// it can use and, where it takes one, each memory.
 func autoChunks() []results.ParamCase {
 	var cases []results.ParamCase
 	takes := func(b benchmarks.Benchmark) bool { return b.Takes("chunk") }
 	for _, name := range benchmarks.Names(takes) {
 		b := benchmark(name)
+		memories := []string{""}
+		if b.Takes("memory") {
+			memories = benchmarks.Memories
+		}
 		for _, st := range benchmarks.Strategies {
-			if b.CheckStrategy(st) == nil {
-				cases = append(cases, results.ParamCase{Benchmark: name, Params: []results.ParamFilter{
-					{Key: "strategy", Value: st}, {Key: "chunk", Value: storedChunk(b, st, 0)}}})
+			for _, m := range memories {
+				if b.CheckStrategy(st) != nil {
+					continue
+				}
+				params := []results.ParamFilter{{Key: "strategy", Value: st}}
+				if m != "" {
+					params = append(params, results.ParamFilter{Key: "memory", Value: m})
+				}
+				cases = append(cases, results.ParamCase{Benchmark: name, Params: append(params,
+					results.ParamFilter{Key: "chunk", Value: storedChunk(b, st, m, 0)})})
 			}
 		}
 	}

@@ -311,9 +311,9 @@ func (d *decoder) checkCombinations(s *Sweep) {
 }
 
 // checkChunkAuto refuses a chunk list holding "auto" and the chunk that
-// "auto" is for a benchmark and strategy of the sweep (write's 8 MiB):
-// each point of the one would be a point of the other, the same run
-// twice under one hash. It reports each benchmark once.
+// "auto" is for a benchmark, strategy and memory of the sweep (write's
+// 8 MiB): each point of the one would be a point of the other, the same
+// run twice under one hash. It reports each benchmark once.
 func (d *decoder) checkChunkAuto(s *Sweep) {
 	p := paramNamed("chunk")
 	chunks := s.valuesOf("chunk")
@@ -325,11 +325,14 @@ func (d *decoder) checkChunkAuto(s *Sweep) {
 		if !b.Takes(p.name) {
 			continue
 		}
+	each:
 		for _, st := range s.valuesOf("strategy") {
-			if auto := b.DefaultChunk(st.(string)); slices.Contains(chunks, any(auto)) {
-				d.failParam(p, fmt.Errorf("%w: \"auto\" is %s for benchmark %s under strategy %s, which the list also gives: the points would be the same",
-					ErrDuplicate, textOf(auto), name, st))
-				break
+			for _, m := range s.valuesOf("memory") {
+				if auto := b.DefaultChunk(st.(string), m.(string)); slices.Contains(chunks, any(auto)) {
+					d.failParam(p, fmt.Errorf("%w: \"auto\" is %s for benchmark %s under strategy %s on %s memory, which the list also gives: the points would be the same",
+						ErrDuplicate, textOf(auto), name, st, m))
+					break each
+				}
 			}
 		}
 	}

@@ -184,10 +184,13 @@ func TestParseErrors(t *testing.T) {
 			`sweeps/x.toml:2: benchmark: duplicate value "write" (items 1 and 2)`},
 		// "auto" is write's 8 MiB: the two items would give the same points.
 		{"chunk auto and its bytes", head + "[params]\nchunk = [\"auto\", \"8MiB\"]\n",
-			`sweeps/x.toml:4: params.chunk: duplicate value: "auto" is 8MiB for benchmark write under strategy single, which the list also gives: the points would be the same`},
+			`sweeps/x.toml:4: params.chunk: duplicate value: "auto" is 8MiB for benchmark write under strategy single on host memory, which the list also gives: the points would be the same`},
+		// On GPU memory "auto" is 64 MiB, and 8 MiB another chunk.
+		{"chunk auto and its bytes on GPU memory", head + "[params]\nchunk = [\"auto\", \"64MiB\"]\nmemory = [\"host\", \"device\"]\n",
+			`sweeps/x.toml:4: params.chunk: duplicate value: "auto" is 64MiB for benchmark write under strategy single on device memory, which the list also gives: the points would be the same`},
 		{"chunk auto and its bytes, per-op", "name = \"x\"\nbenchmark = [\"write\", \"sendrecv\"]\n[params]\nchunk = [\"auto\", \"1MiB\"]\nstrategy = [\"split\", \"per-op\"]\n",
-			"sweeps/x.toml:4: params.chunk: duplicate value: \"auto\" is 1MiB for benchmark write under strategy per-op, which the list also gives: the points would be the same\n" +
-				"sweeps/x.toml:4: params.chunk: duplicate value: \"auto\" is 1MiB for benchmark sendrecv under strategy split, which the list also gives: the points would be the same"},
+			"sweeps/x.toml:4: params.chunk: duplicate value: \"auto\" is 1MiB for benchmark write under strategy per-op on host memory, which the list also gives: the points would be the same\n" +
+				"sweeps/x.toml:4: params.chunk: duplicate value: \"auto\" is 1MiB for benchmark sendrecv under strategy split on host memory, which the list also gives: the points would be the same"},
 
 		// Positions.
 		{"dotted key at top", head + "params.ranks = \"two\"\n",

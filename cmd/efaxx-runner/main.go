@@ -248,7 +248,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.cfg.Duration, "duration", 0, "sendrecv, send, write, all2all: time each size's timed iterations fill, instead of --iterations (chosen after the warm-up; 0: off)")
 	fs.Uint64Var(&o.cfg.Warmup, "warmup", 10, "untimed iterations before them, 0..10^12")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", time.Minute, "longest wait without progress")
-	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation, at most 1 TiB; 0: the benchmark's default (write: 8 MiB, 1 MiB under per-op and adaptive; others: 1 MiB)")
+	fs.Uint64Var(&o.cfg.Chunk, "chunk", 0, "bytes per fabric operation, at most 1 TiB; 0: the benchmark's default (write: 8 MiB, others: 1 MiB; on GPU memory 64 MiB; 1 MiB under per-op and adaptive)")
 	fs.IntVar(&o.cfg.Window, "window", 16, "operations in flight per rail, 1..4096")
 	fs.IntVar(&o.cfg.Slots, "slots", 64, "a target's buffers for one sender's iterations (write, all2all, proxy): a power of two, 1..64 (1: one buffer, reused)")
 	fs.StringVar(&o.out, "out", ".", "directory for this rank's NDJSON file")
@@ -313,7 +313,7 @@ func parseFlags(args []string) (options, error) {
 	}
 	o.bench, err = benchmarks.Lookup(o.cfg.Benchmark)
 	if err == nil && o.cfg.Chunk == 0 {
-		o.cfg.Chunk = o.bench.DefaultChunk(o.cfg.Strategy)
+		o.cfg.Chunk = o.bench.DefaultChunk(o.cfg.Strategy, memory)
 	}
 	if err == nil && !o.bench.Measured() {
 		err = fmt.Errorf("%s is not measured here: efaxx runs it through \"efaxx-runner external\"", o.cfg.Benchmark)

@@ -101,25 +101,29 @@ func TestRunsFilters(t *testing.T) {
 
 // TestRunsParamChunkAuto: a point stores chunk "auto" as the bytes it
 // resolves to, so --param chunk=auto selects the runs whose chunk is the
-// one "auto" gives their benchmark and strategy (write's 8 MiB but under
-// per-op and adaptive, 1 MiB elsewhere), as a sweep's chunk = "auto" ran.
+// one "auto" gives their benchmark, strategy and memory (write's 8 MiB
+// but under per-op and adaptive, 1 MiB elsewhere; 64 MiB on GPU memory
+// under single, split and round-robin), as a sweep's chunk = "auto" ran.
 func TestRunsParamChunkAuto(t *testing.T) {
-	run := func(uid, benchmark, strategy string, chunk int) *synth.Run {
+	run := func(uid, benchmark, strategy, memory string, chunk int) *synth.Run {
 		return &synth.Run{UID: uid, Benchmark: benchmark, Ranks: 2, Sizes: []uint64{4096},
-			Params: map[string]any{"strategy": strategy, "chunk": chunk}}
+			Params: map[string]any{"strategy": strategy, "memory": memory, "chunk": chunk}}
 	}
 	db := writeSynth(t,
-		run("a", "write", "single", 8<<20), run("b", "write", "single", 1<<20),
-		run("c", "write", "per-op", 1<<20), run("d", "sendrecv", "single", 1<<20),
-		run("e", "sendrecv", "split", 8<<20), run("f", "all2all", "adaptive", 1<<20))
+		run("a", "write", "single", "host", 8<<20), run("b", "write", "single", "host", 1<<20),
+		run("c", "write", "per-op", "pinned", 1<<20), run("d", "sendrecv", "single", "host", 1<<20),
+		run("e", "sendrecv", "split", "host", 8<<20), run("f", "all2all", "adaptive", "host", 1<<20),
+		run("g", "write", "single", "device", 64<<20), run("h", "write", "single", "device", 8<<20),
+		run("i", "sendrecv", "single", "device", 1<<20))
 	tests := []struct {
 		args []string
 		want []int64
 	}{
-		{[]string{"--param", "chunk=auto"}, []int64{6, 4, 3, 1}},
-		{[]string{"--param", "chunk=auto", "--benchmark", "write"}, []int64{3, 1}},
-		{[]string{"--param", "chunk=auto", "--param", "strategy=single"}, []int64{4, 1}},
-		{[]string{"--param", "chunk=8MiB"}, []int64{5, 1}},
+		{[]string{"--param", "chunk=auto"}, []int64{7, 6, 4, 3, 1}},
+		{[]string{"--param", "chunk=auto", "--benchmark", "write"}, []int64{7, 3, 1}},
+		{[]string{"--param", "chunk=auto", "--param", "strategy=single"}, []int64{7, 4, 1}},
+		{[]string{"--param", "chunk=auto", "--param", "memory=device"}, []int64{7}},
+		{[]string{"--param", "chunk=8MiB"}, []int64{8, 5, 1}},
 	}
 	for _, tt := range tests {
 		if got := runIDs(t, db, tt.args...); !reflect.DeepEqual(got, tt.want) {
