@@ -100,8 +100,10 @@ func TestWhereMatches(t *testing.T) {
 		{3, "write", map[string]any{"duration": "5s"}, 4096, false},
 		{3, "queue", map[string]any{}, 4096, false}, // the queue takes no duration
 		// chunk "auto" is what a run stores for it: the bytes it gives the
-		// run's benchmark and strategy.
+		// run's benchmark, strategy and memory.
 		{4, "write", map[string]any{"strategy": "single", "chunk": float64(8 << 20)}, 4096, true},
+		{4, "write", map[string]any{"strategy": "single", "memory": "device", "chunk": float64(64 << 20)}, 4096, true},
+		{4, "write", map[string]any{"strategy": "single", "memory": "device", "chunk": float64(8 << 20)}, 4096, false},
 		{4, "write", map[string]any{"strategy": "per-op", "chunk": float64(1 << 20)}, 4096, true},
 		{4, "write", map[string]any{"strategy": "single", "chunk": float64(1 << 20)}, 4096, false},
 		{4, "sendrecv", map[string]any{"chunk": float64(1 << 20)}, 4096, true},

@@ -376,7 +376,7 @@ static void fingerprint(efx_ctx *c)
 		size_t at = strlen(in->memory);
 		/* two processes on one GPU without MPS take turns on it: at small
 		 * sizes that switching, not the path, sets each iteration's time
-		 * (docs/performance.md, "Two GPUs, and completions ...") */
+		 * (docs/performance.md, "Two GPUs, completions ...") */
 		const char *whose = c->peer_gpu < 0     ? " (rank 1 elsewhere)"
 				    : c->peer_gpu == own ? ", which rank 1 shares (without MPS, time-sliced between the two processes)"
 							 : " (rank 1's)";
