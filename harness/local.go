@@ -207,7 +207,7 @@ func rankStderr(dir string, r int) (string, bool) {
 		}
 		// The tail: a rank may write gigabytes there (libfabric's debug
 		// log), and a Go crash report, which ends it, takes a few KiB.
-		if lines, crashed := crashLines(string(fileTail(f, 64<<10)), 5); lines != "" {
+		if lines, crashed := crashLines(string(fileTail(f, 64<<10)), 5, false); lines != "" {
 			return fmt.Sprintf("rank %d's stderr: %s", r, lines), crashed
 		}
 		return fmt.Sprintf("rank %d wrote nothing on stderr", r), false

@@ -49,9 +49,47 @@ func TestCrashLines(t *testing.T) {
 		{"long lines: the last 500 bytes from a line's start", strings.Repeat(strings.Repeat("w", 150)+"\n", 4) + "end\n",
 			strings.Repeat(strings.Repeat("w", 150)+"; ", 3) + "end"},
 	} {
-		if got, _ := crashLines(c.text, 5); got != c.want {
+		if got, _ := crashLines(c.text, 5, false); got != c.want {
 			t.Errorf("%s: crashLines = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// ipathCrashLabeled is ipathCrash as srun --label writes it (Slurm 22.05
+// on the testbed, stdout and stderr alike; slurmstepd's own line under
+// task 0; with 10 tasks or more the numbers are right-aligned, " 3: "):
+// rank 1 crashed, its report's lines among rank 0's and rank 2's.
+const ipathCrashLabeled = "1: efaxx-runner:16385 terminated with signal 11 at PC=0 SP=7ffed3f21958.  Backtrace:\n" +
+	"0: efaxx-runner: stopped by SIGTERM\n1: /lib/x86_64-linux-gnu/libinfinipath.so.4(+0x431f)[0x7f4f43c8c31f]\n" +
+	"2: efaxx-runner: stopped by SIGTERM\n1: /work/main/bin/efaxx-runner[0x48d440]\n" +
+	"0: slurmstepd-h1: error: *** STEP 13.1 ON h1 CANCELLED AT 2026-11-28T10:00:44 ***\n"
+
+// TestCrashLinesLabeled: in a step's output, where srun --label puts every
+// task's number before its lines, a crash report is the crashed task's
+// lines alone, named by its rank; without a crash, the last lines as
+// they are.
+func TestCrashLinesLabeled(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		n          int
+		crashed    bool
+		want       string
+	}{
+		{"rank 1's report, not its peers' lines", ipathCrashLabeled, 3, true,
+			"rank 1: efaxx-runner:16385 terminated with signal 11 at PC=0 SP=7ffed3f21958.  Backtrace:; " +
+				"/lib/x86_64-linux-gnu/libinfinipath.so.4(+0x431f)[0x7f4f43c8c31f]; /work/main/bin/efaxx-runner[0x48d440]"},
+		{"two digits, right-aligned", " 3: x\n12: panic: boom\n 3: y\n12: goroutine 1 [running]:\n", 2, true,
+			"rank 12: panic: boom; goroutine 1 [running]:"},
+		{"no crash: the last lines", "0: a\n1: b\n0: c\n", 2, false, "1: b; 0: c"},
+	} {
+		got, crashed := crashLines(c.text, c.n, true)
+		if got != c.want || crashed != c.crashed {
+			t.Errorf("%s: crashLines = %q, %v; want %q, %v", c.name, got, crashed, c.want, c.crashed)
+		}
+	}
+	// Unlabeled text keeps a line that looks like a label as it is.
+	if got, _ := crashLines("12: panic: boom\n", 2, false); got != "12: panic: boom" {
+		t.Errorf("unlabeled crashLines = %q, want the line as it is", got)
 	}
 }
 
@@ -88,11 +126,11 @@ func TestLaunchErrorQuotesTheCrash(t *testing.T) {
 func TestStepOutputTailQuotesTheCrash(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "step-13.1.out")
-	if err := os.WriteFile(out, []byte(ipathCrash), 0o644); err != nil {
+	if err := os.WriteFile(out, []byte(ipathCrashLabeled), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := stepOutputTail(dir, slurm.StepMarkers{Output: out})
-	if want := "efaxx-runner:16385 terminated with signal 11 at PC=0"; !strings.Contains(got, want) {
+	if want := "rank 1: efaxx-runner:16385 terminated with signal 11 at PC=0"; !strings.Contains(got, want) {
 		t.Errorf("stepOutputTail = %q, want it to name %q", got, want)
 	}
 }

@@ -62,25 +62,47 @@ func tailLines(text string, n int) string {
 var crashLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )|terminated with signal [0-9]+|` +
 	`Segmentation fault|Bus error|Illegal instruction|Floating point exception`)
 
+// taskLabel matches srun --label's prefix of a task's line: the task's
+// number (its MPI rank), right-aligned, and ": ".
+var taskLabel = regexp.MustCompile(`^ *([0-9]+): `)
+
 // crashLines returns n non-empty lines of text joined by "; ", at most
 // 500 bytes of them: from the first line of a crash report if there is
 // one (a Go report's hundred lines name the cause first and end with
 // registers; a killed peer's lines come after it), else the last n; and
-// whether they are a crash report's.
-func crashLines(text string, n int) (string, bool) {
-	var lines []string
+// whether they are a crash report's. In labeled text (srun --label: every
+// task's lines in one file) a crash report is its task's lines alone,
+// after "rank N: ".
+func crashLines(text string, n int, labeled bool) (string, bool) {
+	var lines, ranks []string
 	from := -1
 	for _, line := range strings.Split(text, "\n") {
+		rank := ""
+		if m := taskLabel.FindStringSubmatch(line); labeled && m != nil {
+			rank, line = strings.TrimLeft(m[1], "0"), line[len(m[0]):]
+			if rank == "" {
+				rank = "0"
+			}
+		}
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
 		if from < 0 && crashLine.MatchString(line) {
 			from = len(lines)
 		}
-		lines = append(lines, line)
+		lines, ranks = append(lines, line), append(ranks, rank)
 	}
 	if from >= 0 {
-		s := strings.Join(lines[from:min(from+n, len(lines))], "; ")
+		var said []string
+		for i := from; i < len(lines) && len(said) < n; i++ {
+			if ranks[i] == ranks[from] {
+				said = append(said, lines[i])
+			}
+		}
+		if ranks[from] != "" {
+			said[0] = "rank " + ranks[from] + ": " + said[0]
+		}
+		s := strings.Join(said, "; ")
 		return s[:min(len(s), 500)], true
 	}
 	s := tailLines(text, n)

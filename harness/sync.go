@@ -402,10 +402,10 @@ func endedBy(m *record.Manifest, job *results.Job, mk slurm.StepMarkers, now tim
 func stepOutputTail(dir string, mk slurm.StepMarkers) string {
 	var parts []string
 	if mk.Output != "" {
-		// Every task's lines are in it: a crash report, which names the
-		// cause, rather than the last lines, where peers say how srun
-		// stopped them.
-		said, _ := crashLines(string(fileTail(mk.Output, 64<<10)), 2)
+		// Every task's lines are in it, labeled: a crash report, which
+		// names the cause and the rank, rather than the last lines, where
+		// peers say how srun stopped them.
+		said, _ := crashLines(string(fileTail(mk.Output, 64<<10)), 2, true)
 		parts = append(parts, said)
 	}
 	parts = append(parts, lastLines(filepath.Join(dir, slurm.LogName), 2))

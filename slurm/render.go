@@ -129,8 +129,9 @@ func srunArgs(s *Step, quote func(string) string, jobID string) []string {
 	}
 	// A rank that fails ends its step at once instead of leaving its peers
 	// to wait for their deadlines. The tasks' output goes to a file named
-	// after the step's id, which tells the id without accounting.
-	w = append(w, "--kill-on-bad-exit=1", "--output="+quote(stepOutput(s.Dir)))
+	// after the step's id, which tells the id without accounting, each
+	// line after its task's number ("1: "), which tells whose it is.
+	w = append(w, "--kill-on-bad-exit=1", "--label", "--output="+quote(stepOutput(s.Dir)))
 	if c := s.Container; c != nil {
 		w = append(w, containerArgs(c, quote, jobID)...)
 		if len(c.Env) > 0 {

@@ -141,7 +141,7 @@ func TestScriptPassesValuesVerbatim(t *testing.T) {
 	}
 	r.checkCanary(t)
 	hv := hostileValue(r.canary)
-	want := []string{"--job-name=p000", "--nodes=2", "--ntasks=2", "--mpi=pmix", "--kill-on-bad-exit=1",
+	want := []string{"--job-name=p000", "--nodes=2", "--ntasks=2", "--mpi=pmix", "--kill-on-bad-exit=1", "--label",
 		"--output=" + r.steps[0] + "/step-%J.out",
 		"--container-image=nvcr.io#nvidia/x:1 " + hv, "--container-name=efaxx_ab12_42",
 		"--container-mounts=/data ;x|y'&*:/data:ro,/s:/s", "--container-workdir=/w 'x' > #y",

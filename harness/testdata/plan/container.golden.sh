@@ -58,7 +58,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p000-b7d2a238449ac0b7
 efaxx_step /shared/efaxx-runs/container/20261122-120000-abcd1234/000-b7d2a238449ac0b7 srun \
 	--job-name=p000-b7d2a238449ac0b7 --nodes=2 --ntasks=2 --ntasks-per-node=1 --mpi=pmix \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/container/20261122-120000-abcd1234/000-b7d2a238449ac0b7/step-%J.out \
 	--container-image=/fsx/images/efaxx.sqsh --container-name=efaxx_e83f533c_"${SLURM_JOB_ID}" \
 	--container-mounts=/shared/efaxx-runs/container/20261122-120000-abcd1234:/shared/efaxx-runs/container/20261122-120000-abcd1234 \

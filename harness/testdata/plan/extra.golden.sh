@@ -68,7 +68,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p000-bac8436f26eaefe6
 efaxx_step /shared/efaxx-runs/extra/20261122-120000-abcd1234/000-bac8436f26eaefe6 srun \
 	--job-name=p000-bac8436f26eaefe6 --nodes=1 --ntasks=2 --ntasks-per-node=2 --cpus-per-task=4 \
-	--mpi=none --kill-on-bad-exit=1 \
+	--mpi=none --kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/extra/20261122-120000-abcd1234/000-bac8436f26eaefe6/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark write --provider tcp --sizes 1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 8388608 --window 16 --slots 64 --rails 1 \

@@ -61,7 +61,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p000-92087ab5578e5dae
 efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5dae srun \
 	--job-name=p000-92087ab5578e5dae --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmix \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5dae/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp \
 	--sizes 4096,16384,65536,262144,1048576,4194304,16777216,67108864 --iterations 20 --warmup 2 \
@@ -72,7 +72,7 @@ efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/000-92087ab5578e5da
 # step 1: p001-1bf159c281c8a4de
 efaxx_step /shared/efaxx-runs/plain/20261122-120000-abcd1234/001-1bf159c281c8a4de srun \
 	--job-name=p001-1bf159c281c8a4de --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmix \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/plain/20261122-120000-abcd1234/001-1bf159c281c8a4de/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark write --provider tcp \
 	--sizes 4096,16384,65536,262144,1048576,4194304,16777216,67108864 --iterations 20 --warmup 2 \

@@ -59,7 +59,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p000-2fff4d7db9ea1482
 efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482 srun \
 	--job-name=p000-2fff4d7db9ea1482 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1482/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
@@ -69,7 +69,7 @@ efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/000-2fff4d7db9ea1
 # step 1: p003-9c89edf8da5ae4bf
 efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf srun \
 	--job-name=p003-9c89edf8da5ae4bf --nodes=1 --ntasks=2 --ntasks-per-node=2 --mpi=pmi2 \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/003-9c89edf8da5ae4bf/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
@@ -138,7 +138,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p001-350ca0015bdb81a6
 efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6 srun \
 	--job-name=p001-350ca0015bdb81a6 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb81a6/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
@@ -148,7 +148,7 @@ efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/001-350ca0015bdb8
 # step 1: p004-94f4a7423ab03a93
 efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93 srun \
 	--job-name=p004-94f4a7423ab03a93 --nodes=2 --ntasks=4 --ntasks-per-node=2 --mpi=pmi2 \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/004-94f4a7423ab03a93/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
@@ -217,7 +217,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p002-e4bfdded8c7f1ff0
 efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0 srun \
 	--job-name=p002-e4bfdded8c7f1ff0 --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1ff0/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider tcp --sizes 65536,1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \
@@ -227,7 +227,7 @@ efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/002-e4bfdded8c7f1
 # step 1: p005-9a5d9db0e42296dd
 efaxx_step /shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd srun \
 	--job-name=p005-9a5d9db0e42296dd --nodes=4 --ntasks=8 --ntasks-per-node=2 --mpi=pmi2 \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/scaling/20261122-120000-abcd1234/005-9a5d9db0e42296dd/step-%J.out \
 	/opt/efaxx/bin/efaxx-runner --benchmark sendrecv --provider shm --sizes 65536,1048576 \
 	--iterations 100 --warmup 10 --timeout 60s --chunk 1048576 --window 16 --rails 1 \

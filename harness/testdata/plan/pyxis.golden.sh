@@ -62,7 +62,7 @@ efaxx_mark "$efaxx_job_dir/job.start" "job=${SLURM_JOB_ID:-} nodes=${SLURM_JOB_N
 # step 0: p000-58e079b663492c5d
 efaxx_step /shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-58e079b663492c5d srun \
 	--job-name=p000-58e079b663492c5d --nodes=2 --ntasks=16 --ntasks-per-node=8 --mpi=pmix \
-	--kill-on-bad-exit=1 \
+	--kill-on-bad-exit=1 --label \
 	--output=/shared/efaxx-runs/pyxis/20261122-120000-abcd1234/000-58e079b663492c5d/step-%J.out \
 	--container-image='nvcr.io#nvidia/efaxx:0.1' \
 	--container-name=efaxx_a13be639_"${SLURM_JOB_ID}" \
