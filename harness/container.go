@@ -279,11 +279,10 @@ func containerFailure(log []byte, image string) string {
 // to srun's log, the ranks' env(1) to the tasks' output.
 func containerReason(dir string, mk slurm.StepMarkers, image string) string {
 	var log []byte
-	for _, path := range []string{mk.Output, filepath.Join(dir, slurm.LogName)} {
-		if path != "" {
-			log = append(log, fileTail(path, 64<<10)...)
-		}
+	if mk.Output != "" {
+		log = []byte(taskOutput(mk.Output, 64<<10))
 	}
+	log = append(log, fileTail(filepath.Join(dir, slurm.LogName), 64<<10)...)
 	return containerFailure(log, image)
 }
 

@@ -221,7 +221,7 @@ func nodeFindings(st *slurm.JobState, job *slurm.Job, o NodeOptions) []Finding {
 	r := stepRun{node: node, log: string(fileTail(filepath.Join(step.Dir, slurm.LogName), 16<<10)), exit: mk.Exit,
 		id: mk.StepID, runner: step.Command[0], mpi: step.MPI, container: o.Sweep.Resources.Container, version: o.Version}
 	if mk.Output != "" {
-		r.out = string(fileTail(mk.Output, 16<<10))
+		r.out = taskOutput(mk.Output, 16<<10)
 	}
 	return append(fs, r.findings()...)
 }

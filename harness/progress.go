@@ -64,7 +64,13 @@ var crashLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: )|termina
 
 // taskLabel matches srun --label's prefix of a task's line: the task's
 // number (its MPI rank), right-aligned, and ": ".
-var taskLabel = regexp.MustCompile(`^ *([0-9]+): `)
+var taskLabel = regexp.MustCompile(`(?m)^ *([0-9]+): `)
+
+// taskOutput reads the end of a Slurm step's output file (srun --output
+// of every task) without the tasks' labels: what the tasks printed.
+func taskOutput(path string, n int64) string {
+	return taskLabel.ReplaceAllString(string(fileTail(path, n)), "")
+}
 
 // crashLines returns n non-empty lines of text joined by "; ", at most
 // 500 bytes of them: from the first line of a crash report if there is
