@@ -22,16 +22,29 @@ struct hmem_state {
 	uint8_t *staged;  /* pinned host memory between them */
 	uint64_t ref_len;
 	int ref_device;
+	unsigned long long *pin; /* pinned host memory: [0, 1] a check's reset values, [2, 3] its result */
 };
 
 static hmem_state *state(efx_cuda *c, char *err)
 {
 	if (c->hmem)
 		return c->hmem;
-	c->hmem = (hmem_state *)calloc(1, sizeof *c->hmem);
-	if (!c->hmem)
+	hmem_state *h = (hmem_state *)calloc(1, sizeof *h);
+	if (!h) {
 		efx_nomem(err, "device memory");
-	return c->hmem;
+		return NULL;
+	}
+	/* A check's result comes back every iteration: through pinned memory
+	 * its copies are one DMA each, not staged through a driver buffer. */
+	cudaError_t e = cudaHostAlloc(&h->pin, 4 * sizeof *h->pin, cudaHostAllocDefault);
+	if (e != cudaSuccess) {
+		snprintf(err, EFX_CUDA_ERRLEN, "cudaHostAlloc of a check's result: %s", cudaGetErrorString(e));
+		free(h);
+		return NULL;
+	}
+	h->pin[0] = 0;
+	h->pin[1] = ~0ULL;
+	return c->hmem = h;
 }
 
 static void free_refs(hmem_state *h)
@@ -53,6 +66,7 @@ void efx_hmem_free(efx_cuda *c)
 	cudaFree(h->width);
 	cudaFree(h->scratch);
 	free_refs(h);
+	cudaFreeHost(h->pin);
 	free(h);
 	c->hmem = NULL;
 }
@@ -224,19 +238,17 @@ __global__ void expected_byte(const uint8_t *buf, const uint64_t *off, const uin
 }
 
 /* bad runs a check kernel's result back: the first wrong byte, or ~0. */
-static int first_bad(efx_cuda *c, unsigned long long *first, char *err)
+static int first_bad(efx_cuda *c, hmem_state *h, unsigned long long *first, char *err)
 {
-	unsigned long long h[2];
-	CU(cudaMemcpyAsync(h, c->bad, sizeof h, cudaMemcpyDeviceToHost, c->stream));
+	CU(cudaMemcpyAsync(h->pin + 2, c->bad, 2 * sizeof *h->pin, cudaMemcpyDeviceToHost, c->stream));
 	CU(cudaStreamSynchronize(c->stream));
-	*first = h[0] ? h[1] : ~0ULL;
+	*first = h->pin[2] ? h->pin[3] : ~0ULL;
 	return 0;
 }
 
-static int reset_bad(efx_cuda *c, char *err)
+static int reset_bad(efx_cuda *c, hmem_state *h, char *err)
 {
-	static const unsigned long long h[2] = {0, ~0ULL};
-	CU(cudaMemcpyAsync(c->bad, h, sizeof h, cudaMemcpyHostToDevice, c->stream));
+	CU(cudaMemcpyAsync(c->bad, h->pin, 2 * sizeof *h->pin, cudaMemcpyHostToDevice, c->stream));
 	return 0;
 }
 
@@ -254,14 +266,14 @@ extern "C" int efx_cuda_dev_check(efx_cuda *c, const void *buf, uint64_t len, ui
 	 * keeps that out of any provider's path; on two H200s it cost 1-3.5 us an
 	 * iteration at 64 KiB-1 MiB, nothing told apart above (4 runs each). */
 	CU(cudaDeviceSynchronize());
-	if (reset_bad(c, err))
+	if (reset_bad(c, h, err))
 		return -1;
 	if (h->n) {
 		check_stamps<<<(h->n + 255) / 256, 256, 0, c->stream>>>((const uint8_t *)buf, h->off, h->key, h->width,
 									 h->n, seed, sender, c->bad);
 		LAUNCHED("check_stamps");
 	}
-	if (first_bad(c, &at, err))
+	if (first_bad(c, h, &at, err))
 		return -1;
 	if (at == ~0ULL && full) {
 		/* every other byte: the base pattern, seen on a copy whose stamps are undone */
@@ -278,11 +290,11 @@ extern "C" int efx_cuda_dev_check(efx_cuda *c, const void *buf, uint64_t len, ui
 									     sender, 1, len);
 			LAUNCHED("dev_stamp");
 		}
-		if (reset_bad(c, err))
+		if (reset_bad(c, h, err))
 			return -1;
 		check_base<<<4 * c->sms, 256, 0, c->stream>>>(h->scratch, len, sender, c->bad);
 		LAUNCHED("check_base");
-		if (first_bad(c, &at, err))
+		if (first_bad(c, h, &at, err))
 			return -1;
 	}
 	if (at == ~0ULL)
