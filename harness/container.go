@@ -232,28 +232,43 @@ func ldflagsVar(flags, name string) string {
 // say), the log's last lines follow pyxis's error. A task whose pyxis was
 // killed because another task failed first ("child N terminated with
 // signal 15", which can come first in the log) says why only when no task
-// says more. It returns "" when the log shows neither.
+// says more, and what it says after that (it failed to create the
+// container) is not the cause: srun --label's task numbers tell the
+// tasks' lines apart. It returns "" when the log shows neither.
 func containerFailure(log []byte, image string) string {
 	var pyxis, enroot, enrootLog, killed []string
-	missing, inLog := false, false
+	missing := false
+	type task struct{ inLog, killed bool }
+	tasks := map[string]*task{}
 	sc := bufio.NewScanner(bytes.NewReader(log))
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		_, msg, isPyxis := strings.Cut(sc.Text(), "pyxis: ") // untrimmed: an empty line of enroot's log is "pyxis:     "
+		text, who := sc.Text(), ""
+		if m := taskLabel.FindStringSubmatch(text); m != nil {
+			text, who = text[len(m[0]):], m[1]
+		}
+		tk := tasks[who]
+		if tk == nil {
+			tk = &task{}
+			tasks[who] = tk
+		}
+		line := strings.TrimSpace(text)
+		_, msg, isPyxis := strings.Cut(text, "pyxis: ") // untrimmed: an empty line of enroot's log is "pyxis:     "
 		logLine := isPyxis && strings.HasPrefix(msg, "    ") // pyxis indents the lines of enroot's log
 		msg = strings.TrimSpace(msg)
-		if logLine && inLog && msg != "" && !strings.HasPrefix(msg, "[ERROR]") {
+		if logLine && tk.inLog && !tk.killed && msg != "" && !strings.HasPrefix(msg, "[ERROR]") {
 			enrootLog = append(enrootLog, msg)
 		}
-		inLog = (inLog && logLine) || (isPyxis && strings.HasPrefix(msg, "printing enroot log file"))
+		tk.inLog = (tk.inLog && logLine) || (isPyxis && strings.HasPrefix(msg, "printing enroot log file"))
 		switch {
 		case strings.Contains(line, ImageRunner+"': No such file or directory"),
 			strings.Contains(line, ImageRunner+": No such file or directory"):
 			missing = true
-		case isPyxis && strings.HasPrefix(msg, "[ERROR]"):
-			enroot = append(enroot, msg)
 		case isPyxis && strings.Contains(msg, "terminated with signal"):
 			killed = append(killed, msg)
+			tk.killed = who != "" // unlabeled, its lines and others' are one stream
+		case tk.killed:
+		case isPyxis && strings.HasPrefix(msg, "[ERROR]"):
+			enroot = append(enroot, msg)
 		case isPyxis && !logLine && strings.Contains(line, "error"):
 			pyxis = append(pyxis, msg)
 		}
@@ -279,10 +294,11 @@ func containerFailure(log []byte, image string) string {
 // to srun's log, the ranks' env(1) to the tasks' output.
 func containerReason(dir string, mk slurm.StepMarkers, image string) string {
 	var log []byte
-	if mk.Output != "" {
-		log = []byte(taskOutput(mk.Output, 64<<10))
+	for _, path := range []string{mk.Output, filepath.Join(dir, slurm.LogName)} {
+		if path != "" {
+			log = append(log, fileTail(path, 64<<10)...)
+		}
 	}
-	log = append(log, fileTail(filepath.Join(dir, slurm.LogName), 64<<10)...)
 	return containerFailure(log, image)
 }
 

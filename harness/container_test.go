@@ -235,6 +235,21 @@ func TestContainerFailure(t *testing.T) {
 				"slurmstepd: error: pyxis: --container-mounts: source path does not exist: /data\n" +
 				"srun: error: h1: task 0: Exited with exit code 1\n",
 			"the container did not start: pyxis: --container-mounts: source path does not exist: /data"},
+		// srun --label's task numbers (the testbed, 2026-11-28): task 0's
+		// pyxis was killed, and then failed to create its container,
+		// before task 1 said why; its log's lines are not the cause either.
+		{"a killed task's failure first, labeled",
+			"0: slurmstepd-h1: error: pyxis: child 28128 terminated with signal 15\n" +
+				"0: slurmstepd-h1: error: pyxis: failed to create container filesystem for image: /images/efaxx.sqsh\n" +
+				"0: slurmstepd-h1: error: pyxis: printing enroot log file:\n" +
+				"1: slurmstepd-h2: error: pyxis: --container-mounts: source path does not exist: /data\n" +
+				"1: slurmstepd-h2: error: pyxis: printing enroot log file:\n" +
+				"0: slurmstepd-h1: error: pyxis:     [INFO] Extracting squashfs filesystem...\n" +
+				"1: slurmstepd-h2: error: pyxis:     [INFO] Extracting squashfs filesystem...\n" +
+				"1: slurmstepd-h2: error: pyxis:     created 2 hardlinks\n" +
+				"1: slurmstepd-h2: error: pyxis: container was not started successfully by another task\n",
+			"the container did not start: pyxis: --container-mounts: source path does not exist: /data; " +
+				"enroot: [INFO] Extracting squashfs filesystem...; created 2 hardlinks"},
 		{"only a killed task", "slurmstepd: error: pyxis: child 10549 terminated with signal 15\n",
 			"the container did not start: pyxis: child 10549 terminated with signal 15"},
 		{"a rank's failure", "efaxx-runner: rank 1 on h2: size 4096: timeout\n", ""},
