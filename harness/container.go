@@ -252,7 +252,7 @@ func containerFailure(log []byte, image string) string {
 			tasks[who] = tk
 		}
 		line := strings.TrimSpace(text)
-		_, msg, isPyxis := strings.Cut(text, "pyxis: ") // untrimmed: an empty line of enroot's log is "pyxis:     "
+		_, msg, isPyxis := strings.Cut(text, "pyxis: ")      // untrimmed: an empty line of enroot's log is "pyxis:     "
 		logLine := isPyxis && strings.HasPrefix(msg, "    ") // pyxis indents the lines of enroot's log
 		msg = strings.TrimSpace(msg)
 		if logLine && tk.inLog && !tk.killed && msg != "" && !strings.HasPrefix(msg, "[ERROR]") {

@@ -85,10 +85,7 @@ func crashLines(text string, n int, labeled bool) (string, bool) {
 	for _, line := range strings.Split(text, "\n") {
 		rank := ""
 		if m := taskLabel.FindStringSubmatch(line); labeled && m != nil {
-			rank, line = strings.TrimLeft(m[1], "0"), line[len(m[0]):]
-			if rank == "" {
-				rank = "0"
-			}
+			rank, line = m[1], line[len(m[0]):]
 		}
 		if line = strings.TrimSpace(line); line == "" {
 			continue
