@@ -83,6 +83,7 @@ typedef struct efx_op {
 	void *desc;
 	const uint8_t *edges; /* write: its stamped edges, gathered around buf's middle (efx_gather); NULL: buf is whole */
 	uint64_t raddr, data; /* write: remote address and CQ data */
+	uint64_t redges;      /* write: remote address of its edges, landed apart from its middle (efx_scatter); 0: in place */
 	bool delivered;       /* write: complete only once the data is at the target (FI_DELIVERY_COMPLETE) */
 	bool inject;          /* send or write of at most the provider's inject size: copied at post, no completion */
 	int64_t posted_at;    /* ns: adaptive times each rail by its completions */
@@ -192,6 +193,7 @@ typedef struct efx_stream {
 	int peer;
 	uint32_t rail;                 /* single, round-robin: the one rail */
 	uint64_t remote_off;           /* write: offset of the target slot in the peer's dst */
+	uint64_t edges_off;            /* write: offset of its edge record there, with the edges apart; 0: in place */
 	uint64_t cur[EFX_MAX_RAILS];   /* fixed strategies: next op on each rail */
 	uint64_t next;                 /* adaptive: next op */
 } efx_stream;
@@ -310,6 +312,8 @@ struct efx_loop {
 	int64_t landed; /* lands: set by an iteration that goes on after its arrival (a reply) to the arrival's time; else its end counts */
 	uint32_t ahead; /* write: iterations the writer keeps in flight, beyond the target's slots when more (0: its slots) */
 	uint32_t least; /* the fewest target slots a size gets: write 1, all2all and the proxy 2 (0) */
+	bool apart;     /* write: its writer gathers, and a target may land each iteration's edges apart (write.c) */
+	uint64_t edges_at, edge_len; /* write, set at start: where edge records start in a region, their length; 0: none */
 };
 
 /* A pairwise benchmark's measurement of one size against peer: it fills
@@ -326,6 +330,10 @@ static inline int64_t efx_now(void)
 
 /* efx_stride is the distance between write slots: a size rounded up to a cache line. */
 static inline uint64_t efx_stride(uint64_t size) { return (size + 63) & ~(uint64_t)63; }
+
+/* efx_edge_rec is the bytes of an iteration's edge record under plan p
+ * (efx_edges), a whole number of cache lines. */
+static inline uint64_t efx_edge_rec(const efx_plan *p) { return (p->n * EFX_EDGE + 63) & ~(uint64_t)63; }
 
 /* efx_src_slot is the source buffer of iteration it: the source slots in
  * turn (efx_set_src), slot 0 for every iteration with gather, or the
@@ -371,6 +379,7 @@ int efx_wait_acks(efx_ctx *c, int peer, uint64_t n);
 void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least);
 uint32_t efx_slots_for(const efx_ctx *c, uint64_t size, uint32_t most, uint32_t least);
 int efx_set_src(efx_ctx *c, const efx_plan *p, uint32_t n);
+bool efx_gathers(const efx_ctx *c, const efx_plan *p);
 int efx_wait_landed(efx_ctx *c, int sender, uint64_t n, uint64_t it);
 
 /* xfer.c */
@@ -393,11 +402,14 @@ void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender);
 void efx_corrupt(uint8_t *buf, size_t len);
 void efx_edges(uint8_t *rec, const efx_plan *p, uint64_t seed, int sender);
 int efx_gather(const uint8_t *edges, const uint8_t *buf, size_t len, struct iovec iov[3]);
+int efx_scatter(uint64_t edges, uint64_t mid, size_t len, uint64_t key, struct fi_rma_iov rma[3]);
 uint32_t efx_stamp_list(const efx_plan *p, uint64_t *off, uint32_t *key, uint8_t *width);
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err);
 #define EFX_TORN 1 /* efx_check_any: a mismatch that a write landing as it was read can explain */
 int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, int nseeds, int sender, bool full,
 		  char *err);
+int efx_check_apart(const uint8_t *rec, const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full,
+		    char *err);
 
 /* loop.c: the timed loop and the pairings every benchmark runs */
 int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s);

@@ -100,9 +100,11 @@ static ssize_t post_now(efx_op *op)
 		struct iovec iov[3] = {{op->buf, op->len}};
 		size_t n = op->edges ? (size_t)efx_gather(op->edges, op->buf, op->len, iov) : 1;
 		void *desc[3] = {op->desc, op->desc, op->desc}; /* the edges are in the source buffer too */
-		struct fi_rma_iov rma = {op->raddr, op->len, r->remote[op->peer].key};
+		uint64_t key = r->remote[op->peer].key;
+		struct fi_rma_iov rma[3] = {{op->raddr, op->len, key}};
+		size_t nr = op->redges ? (size_t)efx_scatter(op->redges, op->raddr, op->len, key, rma) : 1;
 		struct fi_msg_rma msg = {.msg_iov = iov, .desc = desc, .iov_count = n, .addr = r->addrs[op->peer],
-					 .rma_iov = &rma, .rma_iov_count = 1, .context = &op->fi, .data = op->data};
+					 .rma_iov = rma, .rma_iov_count = nr, .context = &op->fi, .data = op->data};
 		return fi_writemsg(r->ep, &msg, FI_REMOTE_CQ_DATA | (op->delivered ? FI_DELIVERY_COMPLETE : 0));
 	}
 	case OP_RECV:
@@ -375,15 +377,18 @@ void efx_set_slots(efx_ctx *c, uint64_t size, uint32_t least)
 	memset(c->wr_count, 0, (size_t)c->regions * EFX_MAX_SLOTS * sizeof *c->wr_count);
 }
 
-/* gathers reports whether plan p's writes (or sends) may go from one unstamped
- * buffer with their edges gathered in (efx_gather): host memory (the
- * GPU stamps its own slots), three pieces an op on every rail, and ops
- * too big to inject, which takes one piece. */
-static bool gathers(const efx_ctx *c, const efx_plan *p)
+/* efx_gathers reports whether plan p's writes (or sends) go from one
+ * unstamped buffer with their edges gathered in (efx_gather, efx_set_src):
+ * a source laid out per size with room for one slot and a record, host
+ * memory (the GPU stamps its own slots), three pieces an op on every
+ * rail, and ops too big to inject, which takes one piece. Both ends can
+ * tell: a target lands the edges apart only from a writer that gathers. */
+bool efx_gathers(const efx_ctx *c, const efx_plan *p)
 {
 	uint64_t off, len;
 	efx_plan_op(p, 0, &off, &len); /* the first op is the largest */
-	if (c->cfg.memory == EFX_MEMORY_DEVICE)
+	if (c->src_slots || c->buf[BUF_SRC].len < efx_stride(p->size) + efx_edge_rec(p) ||
+	    c->cfg.memory == EFX_MEMORY_DEVICE)
 		return false;
 	for (uint32_t j = 0; j < c->nrails; j++)
 		if (c->rail[j].fi->tx_attr->iov_limit < 3 || len <= c->rail[j].inject_size)
@@ -404,8 +409,8 @@ int efx_set_src(efx_ctx *c, const efx_plan *p, uint32_t n)
 	c->gather = false;
 	if (c->src_slots)
 		return 0;
-	uint64_t rec = (p->n * EFX_EDGE + 63) & ~(uint64_t)63;
-	if (gathers(c, p) && len >= stride + rec) {
+	uint64_t rec = efx_edge_rec(p);
+	if (efx_gathers(c, p)) {
 		if (n > (len - stride) / rec)
 			n = (uint32_t)((len - stride) / rec);
 		if (c->src_len < size) {

@@ -153,6 +153,18 @@ static void small_want(uint8_t *want, size_t off, size_t clen, size_t ci, uint64
 	stamp_chunk(want, clen, ci, seed, sender);
 }
 
+/* op_edges writes op ci's edges (efx_edges) into rec. */
+static void op_edges(uint8_t *rec, size_t off, size_t clen, size_t ci, uint64_t seed, int sender)
+{
+	if (clen <= EFX_EDGE) {
+		small_want(rec, off, clen, ci, seed, sender);
+		return;
+	}
+	uint64_t first = stamp_value(seed, ci, 0, sender), last = stamp_value(seed, ci, 1, sender);
+	memcpy(rec, &first, 8);
+	memcpy(rec + 8, &last, 8);
+}
+
 /* efx_edges writes into rec what iteration seed puts at the edges of each
  * op of plan p (EFX_EDGE bytes an op): an op of over 16 bytes has its two
  * stamps there, first and last word; a shorter one is there whole. With
@@ -162,13 +174,7 @@ void efx_edges(uint8_t *rec, const efx_plan *p, uint64_t seed, int sender)
 {
 	for (uint64_t k = 0, off, clen; k < p->n; k++, rec += EFX_EDGE) {
 		efx_plan_op(p, k, &off, &clen);
-		if (clen <= EFX_EDGE) {
-			small_want(rec, off, clen, k, seed, sender);
-			continue;
-		}
-		uint64_t first = stamp_value(seed, k, 0, sender), last = stamp_value(seed, k, 1, sender);
-		memcpy(rec, &first, 8);
-		memcpy(rec + 8, &last, 8);
+		op_edges(rec, off, clen, k, seed, sender);
 	}
 }
 
@@ -184,6 +190,22 @@ int efx_gather(const uint8_t *edges, const uint8_t *buf, size_t len, struct iove
 	iov[0] = (struct iovec){(void *)edges, 8};
 	iov[1] = (struct iovec){(void *)(buf + 8), len - 16};
 	iov[2] = (struct iovec){(void *)(edges + 8), 8};
+	return 3;
+}
+
+/* efx_scatter lists where the pieces of efx_gather land at a target that
+ * keeps each op's edges apart from its middle: the edges at edges (a
+ * record of EFX_EDGE bytes), the middle at mid + 8, mid being the op's
+ * place in the target's buffer. It returns how many, as efx_gather. */
+int efx_scatter(uint64_t edges, uint64_t mid, size_t len, uint64_t key, struct fi_rma_iov rma[3])
+{
+	if (len <= EFX_EDGE) {
+		rma[0] = (struct fi_rma_iov){edges, len, key};
+		return 1;
+	}
+	rma[0] = (struct fi_rma_iov){edges, 8, key};
+	rma[1] = (struct fi_rma_iov){mid + 8, len - 16, key};
+	rma[2] = (struct fi_rma_iov){edges + 8, 8, key};
 	return 3;
 }
 
@@ -295,4 +317,27 @@ int efx_check_any(const uint8_t *buf, const efx_plan *p, const uint64_t *seeds, 
 int efx_check(const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full, char *err)
 {
 	return efx_check_any(buf, p, &seed, 1, sender, full, err);
+}
+
+/* efx_check_apart checks iteration seed of plan p landed apart
+ * (efx_scatter): every op's edges in rec, EFX_EDGE bytes an op, exactly,
+ * and with full every byte of its middle in buf, the base pattern, which
+ * every iteration writes alike. A mismatch names the payload's byte. */
+int efx_check_apart(const uint8_t *rec, const uint8_t *buf, const efx_plan *p, uint64_t seed, int sender, bool full,
+		    char *err)
+{
+	uint8_t want[EFX_EDGE];
+	for (uint64_t k = 0, off, clen; k < p->n; k++, rec += EFX_EDGE) {
+		efx_plan_op(p, k, &off, &clen);
+		op_edges(want, off, clen, k, seed, sender);
+		size_t n = clen < EFX_EDGE ? clen : EFX_EDGE;
+		for (size_t j = 0; j < n; j++)
+			if (rec[j] != want[j]) /* the payload's byte: the first word's, or the last's */
+				return efx_fail(err, "payload mismatch at byte %zu of %zu from rank %d: got 0x%02x, want 0x%02x",
+						(size_t)off + (j < 8 || clen <= EFX_EDGE ? j : clen - EFX_EDGE + j),
+						(size_t)p->size, sender, rec[j], want[j]);
+		if (full && clen > EFX_EDGE && check_base(buf, off + 8, off + clen - 8, p->size, sender, err))
+			return -1;
+	}
+	return 0;
 }

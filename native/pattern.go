@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 )
 
@@ -78,4 +79,65 @@ func gathered(size, chunk, it uint64) []byte {
 		}
 	}
 	return out
+}
+
+// scattered is what a target that lands the edges apart (efx_scatter)
+// holds after the iteration it of size bytes cut into ops of chunk, sent
+// as a writer that gathers sends it (gathered): the middles in a buffer
+// of size bytes (each op's edges left zero) and the edge record.
+func scattered(size, chunk, it uint64) (mid, rec []byte, err error) {
+	buf, p := based(size, chunk)
+	defer C.free(buf)
+	edges := C.malloc(C.size_t(p.n * C.EFX_EDGE))
+	defer C.free(edges)
+	C.efx_edges((*C.uint8_t)(edges), &p, C.efx_seed(C.uint64_t(size), 0, C.uint64_t(it)), 0)
+	mid, rec = make([]byte, size), make([]byte, p.n*C.EFX_EDGE)
+	const midAt, recAt = 1 << 20, 1 << 40 // remote addresses: which buffer a piece lands in
+	for k := C.uint64_t(0); k < p.n; k++ {
+		var off, n C.uint64_t
+		C.efx_plan_op(&p, k, &off, &n)
+		var iov [3]C.struct_iovec
+		var rma [3]C.struct_fi_rma_iov
+		pieces := C.efx_gather((*C.uint8_t)(unsafe.Add(edges, k*C.EFX_EDGE)), (*C.uint8_t)(unsafe.Add(buf, off)), C.size_t(n), &iov[0])
+		if lands := C.efx_scatter(C.uint64_t(recAt+k*C.EFX_EDGE), C.uint64_t(midAt+off), C.size_t(n), 0, &rma[0]); lands != pieces {
+			return nil, nil, fmt.Errorf("op %d: %d pieces sent, %d landing places", k, pieces, lands)
+		}
+		for i := 0; i < int(pieces); i++ {
+			if iov[i].iov_len != rma[i].len {
+				return nil, nil, fmt.Errorf("op %d piece %d: %d bytes sent into %d", k, i, iov[i].iov_len, rma[i].len)
+			}
+			to, at := mid, uint64(rma[i].addr)-midAt
+			if rma[i].addr >= recAt {
+				to, at = rec, uint64(rma[i].addr)-recAt
+			}
+			copy(to[at:], C.GoBytes(iov[i].iov_base, C.int(iov[i].iov_len)))
+		}
+	}
+	return mid, rec, nil
+}
+
+// checkApart is the target's check of iteration it landed apart: the
+// edge record rec and the middles in mid, rank 0's payload of len(mid)
+// bytes cut into ops of chunk.
+func checkApart(mid, rec []byte, chunk, it uint64, full bool) error {
+	size := C.uint64_t(len(mid))
+	m, r := C.CBytes(mid), C.CBytes(rec)
+	defer C.free(m)
+	defer C.free(r)
+	var p C.efx_plan
+	C.efx_plan_init(&p, size, C.uint64_t(chunk), 1)
+	var msg [C.EFX_ERRLEN]C.char
+	if C.efx_check_apart((*C.uint8_t)(r), (*C.uint8_t)(m), &p, C.efx_seed(size, 0, C.uint64_t(it)), 0, C.bool(full), &msg[0]) != 0 {
+		return errors.New(C.GoString(&msg[0]))
+	}
+	return nil
+}
+
+// opAt returns op k's offset and length when size bytes are cut into ops of chunk.
+func opAt(size, chunk, k uint64) (off, n uint64) {
+	var p C.efx_plan
+	C.efx_plan_init(&p, C.uint64_t(size), C.uint64_t(chunk), 1)
+	var o, l C.uint64_t
+	C.efx_plan_op(&p, C.uint64_t(k), &o, &l)
+	return uint64(o), uint64(l)
 }

@@ -3,6 +3,7 @@
 package native
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,62 @@ func TestGathered(t *testing.T) {
 			got, want := gathered(c.size, c.chunk, it), stamped(c.size, c.chunk, it)
 			if string(got) != string(want) {
 				t.Errorf("size %d chunk %d iteration %d: gathered %d bytes differ from the stamped %d", c.size, c.chunk, it, len(got), len(want))
+			}
+		}
+	}
+}
+
+// TestApart holds a target that lands each op's edges apart from its
+// middle (efx_scatter) to the payload a slot would hold, and its check
+// (efx_check_apart) to every stamp exactly and, in full, every middle byte.
+func TestApart(t *testing.T) {
+	for _, c := range []struct{ size, chunk uint64 }{
+		{300001, 65536}, {65536, 65536}, {4096, 4096}, {100, 100}, {17, 17}, {16, 16}, {9, 9}, {3, 3}, {200, 64}, {1000, 24}, {1000, 17},
+	} {
+		for _, it := range []uint64{0, 1, 41} {
+			name := fmt.Sprintf("size %d chunk %d iteration %d", c.size, c.chunk, it)
+			mid, rec, err := scattered(c.size, c.chunk, it)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			// the record's edges put back at the ops' edges make the stamped payload
+			whole, want := append([]byte(nil), mid...), stamped(c.size, c.chunk, it)
+			for k := uint64(0); k*16 < uint64(len(rec)); k++ {
+				off, n := opAt(c.size, c.chunk, k)
+				if n <= 16 {
+					copy(whole[off:off+n], rec[k*16:])
+					continue
+				}
+				copy(whole[off:], rec[k*16:k*16+8])
+				copy(whole[off+n-8:], rec[k*16+8:k*16+16])
+			}
+			if string(whole) != string(want) {
+				t.Errorf("%s: the landed pieces differ from the stamped payload", name)
+			}
+			if err := checkApart(mid, rec, c.chunk, it, true); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			if err := checkApart(mid, rec, c.chunk, it+1, false); err == nil || !strings.Contains(err.Error(), "payload mismatch at byte") {
+				t.Errorf("%s: checked as the next iteration: %v, want a mismatch", name, err)
+			}
+			off, n := opAt(c.size, c.chunk, 0)
+			if n > 16 { // a middle byte: only a full check reads it, and it names it
+				mid[off+8] ^= 0x5a
+				if err := checkApart(mid, rec, c.chunk, it, false); err != nil {
+					t.Errorf("%s: stamps only, a middle byte flipped: %v", name, err)
+				}
+				at := fmt.Sprintf("at byte %d of", off+8)
+				if err := checkApart(mid, rec, c.chunk, it, true); err == nil || !strings.Contains(err.Error(), at) {
+					t.Errorf("%s: in full, a middle byte flipped: %v, want a mismatch %s", name, err, at)
+				}
+				mid[off+8] ^= 0x5a
+			}
+			// the last stamp's last byte: the op's last byte
+			last := n - 1
+			rec[min(n, 16)-1] ^= 0x5a
+			at := fmt.Sprintf("at byte %d of", off+last)
+			if err := checkApart(mid, rec, c.chunk, it, false); err == nil || !strings.Contains(err.Error(), at) {
+				t.Errorf("%s: an edge byte flipped: %v, want a mismatch %s", name, err, at)
 			}
 		}
 	}

@@ -144,6 +144,7 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 	x->posted++;
 	op->inject = false;
 	op->edges = NULL;
+	op->redges = 0;
 	if (x->kind == OP_RECV) {
 		op->desc = r->desc[BUF_DST];
 		r->rx_inflight++;
@@ -158,6 +159,8 @@ static int post_op(efx_ctx *c, efx_xfer *x, efx_stream *s, uint64_t k, uint32_t 
 		/* a small send or write is copied at post and has no completion to
 		 * reap; not from GPU memory, which a provider's copy cannot read */
 		op->edges = x->edges ? x->edges + k * EFX_EDGE : NULL;
+		if (x->kind == OP_WRITE && op->edges && s->edges_off)
+			op->redges = r->remote[s->peer].addr + s->edges_off + k * EFX_EDGE;
 		op->inject = !op->delivered && !op->edges && len <= r->inject_size && c->cfg.memory != EFX_MEMORY_DEVICE;
 		r->tx_inflight++;
 		c->rail_bytes[rail] += len;
