@@ -120,7 +120,8 @@ static uint32_t reach(const efx_loop *l) { return l->ahead > l->c->nslots ? l->a
  * write in one buffer of the size, as fi_rma_bw's, not in 2 MiB of slots
  * (on a 16-core host, tcp 64 KiB writes ran 1.02 of their rate into the
  * slots: docs/performance.md), and `slots = 1` is checked exactly too.
- * set_landing decides it on both ends.
+ * A size whose two slots fill the region (the largest of a sweep, from
+ * 1 MiB) keeps its slots. set_landing decides it on both ends.
  */
 static void set_landing(efx_loop *l)
 {
