@@ -118,8 +118,8 @@ static uint32_t reach(const efx_loop *l) { return l->ahead > l->c->nslots ? l->a
  * the last iteration's middle, which lands last, is checked in full, as
  * is iteration 0's in its own slot. The kernel or NIC then lands each
  * write in one buffer of the size, as fi_rma_bw's, not in 2 MiB of slots
- * (on a 16-core host, tcp 64 KiB writes ran 1.02 of their rate into the
- * slots: docs/performance.md), and `slots = 1` is checked exactly too.
+ * (on a 16-core host no faster: 0.99 of the slots' rate at tcp 64 KiB,
+ * docs/performance.md), and `slots = 1` is checked exactly too.
  * A size whose two slots fill the region (the largest of a sweep, from
  * 1 MiB) keeps its slots. set_landing decides it on both ends.
  */
