@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -193,6 +194,13 @@ sizes = "4KiB"
 duration = "20s"
 timeout = "30s"
 `)
+	// efaxx leaves SIGHUP ignored where it starts ignored (under nohup), and
+	// a process inherits what its parent ignores: so that this test's
+	// hangup is a terminal's however the tests were started, it catches
+	// SIGHUP while efaxx starts, and efaxx starts with the default.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cmd := efaxxProcess("--db", db, "--workdir", filepath.Join(dir, "runs"), "run", "--runner", runner(t), sweep)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
