@@ -140,10 +140,13 @@ int efx_loop_run(const efx_side *side, efx_loop *l, efx_sample *s)
 				return -1;
 		}
 		l->landed = 0;
-		int64_t t0 = side->lands ? 0 : efx_now(); /* a landing clock reads the time once per iteration */
+		/* a landing clock reads the time once per iteration; a side that
+		 * times its own, only after the last (43 ns a read on a 16-core host) */
+		int64_t t0 = side->lands || side->times ? 0 : efx_now();
 		if (side->iteration(l, it))
 			return -1;
-		end = efx_now();
+		if (!side->times || it + 1 == l->total)
+			end = efx_now();
 		if (it >= l->first && !side->times && side->lands) {
 			int64_t at = l->landed ? l->landed : end;
 			c->lat[it - l->first] = at - prev;
