@@ -462,6 +462,12 @@ int efx_fabric_open(efx_ctx *c, efx_net need)
 	 * largest; a region per sender (all2all) stays at 2 of the largest,
 	 * or thousands of ranks would need gigabytes each. */
 	c->region_len = c->regions == 1 && two < EFX_SLOT_BYTES ? EFX_SLOT_BYTES : two;
+	/* and past the two, room for two of the largest size's edge records,
+	 * so that a write that lands its stamps apart (write.c) does so at
+	 * the largest size too, as it would in a sweep of larger ones */
+	efx_plan largest;
+	efx_plan_for(c, &largest, c->cfg.max_size);
+	c->region_len += c->regions == 1 ? 2 * efx_edge_rec(&largest) : 0;
 	c->acked = calloc((size_t)world, sizeof *c->acked);
 	c->landed = calloc((size_t)world, sizeof *c->landed);
 	c->wr_count = calloc((size_t)c->regions * EFX_MAX_SLOTS, sizeof *c->wr_count);

@@ -119,9 +119,9 @@ static uint32_t reach(const efx_loop *l) { return l->ahead > l->c->nslots ? l->a
  * is iteration 0's in its own slot. The kernel or NIC then lands each
  * write in one buffer of the size, as fi_rma_bw's, not in 2 MiB of slots
  * (on a 16-core host no faster: 0.99 of the slots' rate at tcp 64 KiB,
- * docs/performance.md), and `slots = 1` is checked exactly too.
- * A size whose two slots fill the region (the largest of a sweep, from
- * 1 MiB) keeps its slots. set_landing decides it on both ends.
+ * docs/performance.md), and `slots = 1` is checked exactly too. The
+ * region has room for them at every size (efx_fabric_open), so a size
+ * lands alike alone and in a sweep. set_landing decides it on both ends.
  */
 static void set_landing(efx_loop *l)
 {
