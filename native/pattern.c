@@ -117,10 +117,16 @@ void efx_unstamp(uint8_t *buf, const efx_plan *p, int sender)
 	}
 }
 
-static int mismatch(const uint8_t *buf, size_t at, size_t len, uint8_t want, int sender, char *err)
+/* wrong_byte fails naming byte at of a payload of len bytes: it held got, not want. */
+static int wrong_byte(size_t at, size_t len, uint8_t got, uint8_t want, int sender, char *err)
 {
 	return efx_fail(err, "payload mismatch at byte %zu of %zu from rank %d: got 0x%02x, want 0x%02x",
-			at, len, sender, buf[at], want);
+			at, len, sender, got, want);
+}
+
+static int mismatch(const uint8_t *buf, size_t at, size_t len, uint8_t want, int sender, char *err)
+{
+	return wrong_byte(at, len, buf[at], want, sender, err);
 }
 
 /* check_base compares buf[a, b) with the base pattern; offsets are absolute. */
@@ -333,9 +339,8 @@ int efx_check_apart(const uint8_t *rec, const uint8_t *buf, const efx_plan *p, u
 		size_t n = clen < EFX_EDGE ? clen : EFX_EDGE;
 		for (size_t j = 0; j < n; j++)
 			if (rec[j] != want[j]) /* the payload's byte: the first word's, or the last's */
-				return efx_fail(err, "payload mismatch at byte %zu of %zu from rank %d: got 0x%02x, want 0x%02x",
-						(size_t)off + (j < 8 || clen <= EFX_EDGE ? j : clen - EFX_EDGE + j),
-						(size_t)p->size, sender, rec[j], want[j]);
+				return wrong_byte(off + (j < 8 || clen <= EFX_EDGE ? j : clen - EFX_EDGE + j), p->size,
+						  rec[j], want[j], sender, err);
 		if (full && clen > EFX_EDGE && check_base(buf, off + 8, off + clen - 8, p->size, sender, err))
 			return -1;
 	}
